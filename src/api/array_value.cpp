@@ -227,10 +227,10 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
 std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body) {
   return guarded(I, [&]() -> std::vector<Value> {
     ensure_device_runtime();  // the first device use decides the device count (XLA_FLAGS...)
-    std::shared_ptr<trace::Trace> active;
+    std::shared_ptr<trace::Trace> active = trace::current_trace();  // the trace being recorded, if any
     bool any_device = false, any_host = false;
     for (auto& v : operands) {
-      if (auto* t = as_tracer(v)) active = t->trace;
+      if (auto* t = as_tracer(v)) active = trace::innermost(active, t->trace);
       if (auto* a = as_array(v)) (a->host ? any_host : any_device) = true;
     }
     const bool host = !active && any_host && !any_device;
@@ -238,12 +238,15 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
       active->set_loc(I.current_loc());
       std::vector<ir::ValueId> ids;
       for (auto& v : operands) {
-        if (auto* t = as_tracer(v)) ids.push_back(t->id);
+        if (auto* t = as_tracer(v)) ids.push_back(active->lift(*t->trace, t->id));  // outer values enter as captures
         else if (auto* a = as_array(v)) {
           auto bytes = exec::array_to_host(*a->array);
           DType dt = trace::canonicalize_device(a->array->type.dtype());
           auto conv = convert_host(bytes, a->array->type.dtype(), dt);
-          ids.push_back(trace::constant(*active, dt, a->array->type.shape(), conv.data(), a->array->type.weak_type()));
+          // A concrete array on the trace's mesh keeps its sharding in the constant's type.
+          sharding::OptOutSharding sh;
+          if (a->array->type.is_sharded() && a->array->type.mesh() == active->mesh()) sh = a->array->type.spec();
+          ids.push_back(trace::constant(*active, dt, a->array->type.shape(), conv.data(), a->array->type.weak_type(), sh));
         } else if (auto st = python_scalar_type(v, false)) {
           double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
                    : v->kind == interp::ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
@@ -259,7 +262,8 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
       return out;
     }
     auto& ctx = trace::MeshContext::get();
-    trace::Trace t(name, host ? types::AbstractMesh() : ctx.abstract());
+    auto owned = std::make_shared<trace::Trace>(name, host ? types::AbstractMesh() : ctx.abstract());  // regions link to it
+    trace::Trace& t = *owned;
     t.set_loc(I.current_loc());
     std::vector<ir::ValueId> ids;
     std::vector<exec::ArrayRef> inputs;

@@ -9,6 +9,7 @@
 
 #include "api/device_count.hpp"
 #include "api/dtype_value.hpp"
+#include "api/lax_control.hpp"
 #include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
@@ -122,7 +123,8 @@ std::vector<Value> index_operands(Interp& I, const Value& v) {
 }  // namespace
 
 void register_lax_module() {
-  Interp::register_builtin_module("jax.lax", [](Interp&, ModuleObj& m) {
+  Interp::register_builtin_module("jax.lax", [](Interp& I, ModuleObj& m) {
+    install_lax_control(I, m);  // scan, fori_loop, while_loop, cond, switch (lax_control.cpp)
     // Every lax function may be the first device use.
     auto def_fn = [](ModuleObj& mod, const std::string& name, NativeFn fn) {
       api::def_fn(mod, name, [fn](Interp& I, CallArgs& a) {

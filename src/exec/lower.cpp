@@ -13,6 +13,7 @@
 #include "codegen/elementwise_kernel.hpp"
 #include "codegen/reduce_kernel.hpp"
 #include "exec/host_kernels.hpp"
+#include "exec/lower_control.hpp"
 #include "exec/program.hpp"
 #include "jit/kernel_jit.hpp"
 
@@ -59,7 +60,8 @@ size_t bytes_of(const ir::ArrayType& t) { return static_cast<size_t>(t.num_eleme
 
 class Lowering {
  public:
-  Lowering(Executable& exe, const ir::Function& fn, jit::KernelJit& jit) : exe_(exe), fn_(fn), jit_(jit) {
+  Lowering(Executable& exe, const ir::Function& fn, jit::KernelJit& jit, std::vector<Step>* steps = nullptr)
+      : exe_(exe), fn_(fn), jit_(jit), steps_(steps ? steps : &exe.mutable_steps()) {
     slot_of_.assign(fn.value_types.size(), -1);
   }
 
@@ -70,6 +72,19 @@ class Lowering {
   }
 
  private:
+  void emit(Step s) { steps_->push_back(std::move(s)); }
+
+  void lower_control(const ir::Op& op) {
+    std::vector<int> in, out;
+    for (auto v : op.operands) in.push_back(slot(v));
+    for (auto v : op.results) out.push_back(slot(v));
+    emit(lower_control_flow(op, fn_, in, out, [this](const ir::Function& region, std::vector<int>& params, std::vector<int>& results) {
+      std::vector<Step> steps;
+      Lowering(exe_, region, jit_, &steps).run(params, results);
+      return steps;
+    }));
+  }
+
   int slot(ir::ValueId v) {
     if (slot_of_[v] < 0) slot_of_[v] = exe_.new_slot();
     return slot_of_[v];
@@ -98,7 +113,7 @@ class Lowering {
     s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       fn(in.data(), out.data());
     };
-    exe_.add_step(std::move(s));
+    emit(std::move(s));
   }
 
   void lower_elementwise(const ir::Op& op) {
@@ -119,7 +134,7 @@ class Lowering {
     s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       fn(in.data(), out.data());
     };
-    exe_.add_step(std::move(s));
+    emit(std::move(s));
   }
 
   void lower(const ir::Op& op) {
@@ -132,7 +147,7 @@ class Lowering {
         s.run = [lit](const StepContext&, const std::vector<const void*>&, const std::vector<void*>& out) {
           std::memcpy(out[0], lit->bytes.data(), lit->bytes.size());
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::Iota: {
@@ -142,13 +157,13 @@ class Lowering {
                                                                      const std::vector<void*>& out) {
           iota_kernel(dt, shape, axis, 0, out[0]);
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::Reshape: {
         Step s = make_step(op);
         s.alias_of = 0;  // contiguous row-major: same bytes
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::BroadcastInDim: {
@@ -192,6 +207,7 @@ class Lowering {
         return add_copy(make_step(op), it.dtype(), it.shape(), strides, offset);
       }
       case OpKind::Concatenate: return lower_concatenate(op);
+      case OpKind::While: case OpKind::Scan: case OpKind::Cond: return lower_control(op);
       case OpKind::Pad: return lower_pad(op);
       case OpKind::Reduce: {
         const auto& it = type(op.operands[0]);
@@ -200,7 +216,7 @@ class Lowering {
         auto fn = cached_reduce(jit_, {it.dtype(), a.reduce, it.shape(), mask});
         Step s = make_step(op);
         s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) { fn(in[0], out[0]); };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::ArgReduce: {
@@ -210,7 +226,7 @@ class Lowering {
                     const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
           arg_reduce_kernel(dt, kind, shape, axis, in[0], static_cast<int32_t*>(out[0]));
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::Cumulative: {
@@ -220,7 +236,7 @@ class Lowering {
                     const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
           cumulative_kernel(dt, kind, shape, axis, rev, in[0], out[0]);
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::Sort: {
@@ -230,7 +246,7 @@ class Lowering {
                                                                    const std::vector<void*>& out) {
           sort_kernel(dt, shape, axis, in[0], out[0]);
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::DotGeneral: return lower_dot(op);
@@ -239,7 +255,7 @@ class Lowering {
         s.run = [axes = a.axes](const StepContext& ctx, const std::vector<const void*>&, const std::vector<void*>& out) {
           *static_cast<int32_t*>(out[0]) = static_cast<int32_t>(ctx.mesh.axis_index(ctx.device, axes));
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: return lower_dynamic_slice(op);
@@ -252,7 +268,7 @@ class Lowering {
           auto& g = *(*groups)[ctx.device];
           runtime::all_reduce(g, g.rank_of(ctx.device), kind, dt, in[0], out[0], n, note);
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       case OpKind::AllGather: {
@@ -266,7 +282,7 @@ class Lowering {
           runtime::all_gather(g, g.rank_of(ctx.device), dt, in[0], out[0], static_cast<size_t>(outer),
                               static_cast<size_t>(chunk), note);
         };
-        exe_.add_step(std::move(s));
+        emit(std::move(s));
         return;
       }
       default:
@@ -302,7 +318,7 @@ class Lowering {
         fn(src, out.data());
       }
     };
-    exe_.add_step(std::move(s));
+    emit(std::move(s));
   }
 
   void lower_pad(const ir::Op& op) {
@@ -335,7 +351,7 @@ class Lowering {
         copy_fn(src, out.data());
       }
     };
-    exe_.add_step(std::move(s));
+    emit(std::move(s));
   }
 
   // dot_general: copy both operands into (batch, m, k) and (batch, k, n) layouts when they are
@@ -404,7 +420,7 @@ class Lowering {
       }
       gemm_kernel(ot.dtype(), batch, m, n, k, L, R, out[0]);
     };
-    exe_.add_step(std::move(s));
+    emit(std::move(s));
   }
 
   // Start indices are scalar int32/int64 operands read at run time, clamped into range as
@@ -432,12 +448,13 @@ class Lowering {
         copy_block(esz, shape, starts, sizes, in[1], out[0], true);
       }
     };
-    exe_.add_step(std::move(s));
+    emit(std::move(s));
   }
 
   Executable& exe_;
   const ir::Function& fn_;
   jit::KernelJit& jit_;
+  std::vector<Step>* steps_;
   std::vector<int> slot_of_;
 };
 

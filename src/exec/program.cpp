@@ -1,5 +1,6 @@
 #include "exec/program.hpp"
 #include "exec/options.hpp"
+#include "exec/timeline.hpp"
 
 #include <fmt/format.h>
 
@@ -57,6 +58,36 @@ std::string Executable::describe() const {
   return s;
 }
 
+void run_steps(const StepContext& ctx, const std::vector<Step>& steps, std::vector<BufferRef>& slots) {
+  const bool timed = timeline_enabled();
+  std::vector<const void*> in_ptrs;
+  std::vector<void*> out_ptrs;
+  for (const Step& st : steps) {
+    if (st.run_region) {
+      st.run_region(ctx, slots);
+      continue;
+    }
+    in_ptrs.clear();
+    out_ptrs.clear();
+    for (int s : st.in) in_ptrs.push_back(slots[s]->data());
+    if (st.alias_of >= 0) {
+      slots[st.out[0]] = slots[st.in[st.alias_of]];
+      continue;
+    }
+    for (size_t o = 0; o < st.out.size(); ++o) {
+      slots[st.out[o]] = runtime::DeviceBuffer::allocate(ctx.device, st.out_bytes[o]);
+      out_ptrs.push_back(slots[st.out[o]]->data());
+    }
+    if (timed) {
+      const int64_t t0 = timeline_now();
+      st.run(ctx, in_ptrs, out_ptrs);
+      timeline_record(ctx.device, st.name, t0, timeline_now());
+    } else {
+      st.run(ctx, in_ptrs, out_ptrs);
+    }
+  }
+}
+
 std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vector<BufferRef>>& inputs) const {
   if (inputs.size() != param_slots_.size())
     throw std::logic_error(fmt::format("internal error: executable takes {} inputs, got {}", param_slots_.size(), inputs.size()));
@@ -68,22 +99,7 @@ std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vecto
     StepContext ctx{device, pos, mesh_};
     std::vector<BufferRef> slots(static_cast<size_t>(num_slots_));
     for (size_t p = 0; p < param_slots_.size(); ++p) slots[param_slots_[p]] = inputs[p].at(pos);
-    std::vector<const void*> in_ptrs;
-    std::vector<void*> out_ptrs;
-    for (const Step& st : steps_) {
-      in_ptrs.clear();
-      out_ptrs.clear();
-      for (int s : st.in) in_ptrs.push_back(slots[s]->data());
-      if (st.alias_of >= 0) {
-        slots[st.out[0]] = slots[st.in[st.alias_of]];
-        continue;
-      }
-      for (size_t o = 0; o < st.out.size(); ++o) {
-        slots[st.out[o]] = runtime::DeviceBuffer::allocate(device, st.out_bytes[o]);
-        out_ptrs.push_back(slots[st.out[o]]->data());
-      }
-      st.run(ctx, in_ptrs, out_ptrs);
-    }
+    run_steps(ctx, steps_, slots);
     for (size_t r = 0; r < result_slots_.size(); ++r) outputs[r][pos] = slots[result_slots_[r]];
   };
   runtime::global_runtime().launch(devices, body);

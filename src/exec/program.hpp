@@ -32,7 +32,13 @@ struct Step {
   std::vector<size_t> out_bytes;    // bytes of each output buffer
   int alias_of = -1;                // >= 0: out[0] is the same buffer as in[alias_of]
   std::function<void(const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out)> run;
+  // Control flow (while, scan, cond): runs nested step lists over the device's slot table
+  // itself; `in`/`out` then only document the slots it reads and writes.
+  std::function<void(const StepContext&, std::vector<BufferRef>& slots)> run_region;
 };
+
+// Runs `steps` in order on one device over its slot table.
+void run_steps(const StepContext& ctx, const std::vector<Step>& steps, std::vector<BufferRef>& slots);
 
 class Executable {
  public:
@@ -56,6 +62,7 @@ class Executable {
   using GroupTable = std::vector<std::shared_ptr<runtime::CollectiveGroup>>;
   std::shared_ptr<const GroupTable> groups_over(const std::vector<std::string>& axes);
   void add_step(Step s) { steps_.push_back(std::move(s)); }
+  std::vector<Step>& mutable_steps() { return steps_; }
 
  private:
   types::Mesh mesh_;

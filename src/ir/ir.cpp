@@ -74,7 +74,13 @@ std::string names(const std::vector<std::string>& v) {
   return q.size() == 1 ? fmt::format("({},)", q[0]) : fmt::format("({})", fmt::join(q, ", "));
 }
 
-std::string attr_text(const Function& f, const Op& op) {
+std::string print_indented(const Function& f, const std::string& indent);
+
+std::string region_text(const Op& op, size_t i, const std::string& indent) {
+  return print_indented(*op.regions.at(i), indent + "  ");
+}
+
+std::string attr_text(const Function& f, const Op& op, const std::string& indent) {
   const Attrs& a = op.attrs;
   std::vector<std::string> kv;
   switch (op.kind) {
@@ -117,9 +123,30 @@ std::string attr_text(const Function& f, const Op& op) {
       break;
     }
     case OpKind::DynamicSlice: kv.push_back(fmt::format("slice_sizes={}", ints(a.dims))); break;
+    case OpKind::While:
+      kv.push_back(fmt::format("body_jaxpr={}", region_text(op, 1, indent)));
+      kv.push_back(fmt::format("body_nconsts={}", a.dims.at(1)));
+      kv.push_back(fmt::format("cond_jaxpr={}", region_text(op, 0, indent)));
+      kv.push_back(fmt::format("cond_nconsts={}", a.dims.at(0)));
+      break;
+    case OpKind::Cond: {
+      std::vector<std::string> branches;
+      for (size_t i = 0; i < op.regions.size(); ++i) branches.push_back(region_text(op, i, indent));
+      kv.push_back(fmt::format("branches=(\n{}    {}\n{}  )", indent, fmt::join(branches, fmt::format("\n{}    ", indent)), indent));
+      break;
+    }
+    case OpKind::Scan:
+      kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent)));
+      kv.push_back(fmt::format("length={}", a.axis));
+      kv.push_back(fmt::format("num_carry={}", a.dims.at(1)));
+      kv.push_back(fmt::format("num_consts={}", a.dims.at(0)));
+      kv.push_back(fmt::format("reverse={}", a.flag ? "True" : "False"));
+      break;
     default: break;
   }
-  return kv.empty() ? "" : fmt::format("[{}]", fmt::join(kv, " "));
+  if (kv.empty()) return "";
+  if (!op.regions.empty()) return fmt::format("[\n{}  {}\n{}]", indent, fmt::join(kv, fmt::format("\n{}  ", indent)), indent);
+  return fmt::format("[{}]", fmt::join(kv, " "));
 }
 }  // namespace
 
@@ -148,7 +175,8 @@ std::string short_type(const ArrayType& t) {
   return short_dtype(t.dtype()) + (bracket == std::string::npos ? "" : s.substr(bracket));
 }
 
-std::string print(const Function& f) {
+namespace {
+std::string print_indented(const Function& f, const std::string& indent) {
   auto name_of = [](ValueId v) { return var_name(static_cast<size_t>(v)); };
   auto decl = [&](ValueId v) { return fmt::format("{}:{}", name_of(v), short_type(f.type(v))); };
   std::vector<std::string> params;
@@ -158,14 +186,70 @@ std::string print(const Function& f) {
     std::vector<std::string> res, args;
     for (auto r : op.results) res.push_back(decl(r));
     for (auto a : op.operands) args.push_back(name_of(a));
-    out += fmt::format("    {} = {}{}{}{}\n", fmt::join(res, " "), op_display_name(op), attr_text(f, op),
+    out += fmt::format("{}    {} = {}{}{}{}\n", indent, fmt::join(res, " "), op_display_name(op), attr_text(f, op, indent + "    "),
                        args.empty() ? "" : " ", fmt::join(args, " "));
   }
   std::vector<std::string> res;
   for (auto r : f.results) res.push_back(name_of(r));
-  out += fmt::format("  in ({}{}) }}", fmt::join(res, ", "), res.size() == 1 ? "," : "");
+  out += fmt::format("{}  in ({}{}) }}", indent, fmt::join(res, ", "), res.size() == 1 ? "," : "");
   return out;
 }
+}  // namespace
+
+std::string print(const Function& f) { return print_indented(f, ""); }
+
+namespace {
+// Region signatures: parameter and result types of the bodies against the op's operands and
+// results (shapes and dtypes; shardings are the tracer's business).
+void verify_control_flow(const Function& f, const Op& op, const std::string& where, std::vector<std::string>& problems) {
+  auto same = [&](const ArrayType& a, const ArrayType& b) { return a.shape() == b.shape() && a.dtype() == b.dtype(); };
+  auto expect_params = [&](const Function& r, const std::vector<ValueId>& vals, const char* what) {
+    if (r.params.size() != vals.size()) {
+      problems.push_back(fmt::format("{}: {} takes {} params, given {}", where, what, r.params.size(), vals.size()));
+      return;
+    }
+    for (size_t i = 0; i < vals.size(); ++i)
+      if (!same(r.type(r.params[i]), f.type(vals[i])))
+        problems.push_back(fmt::format("{}: {} param {} is {}, given {}", where, what, i, short_type(r.type(r.params[i])), short_type(f.type(vals[i]))));
+  };
+  auto slice = [](const std::vector<ValueId>& v, size_t b, size_t e) { return std::vector<ValueId>(v.begin() + b, v.begin() + e); };
+  const auto& ops = op.operands;
+  switch (op.kind) {
+    case OpKind::While: {
+      if (op.regions.size() != 2 || op.attrs.dims.size() != 2) { problems.push_back(where + ": malformed while"); return; }
+      const size_t ncc = op.attrs.dims[0], nbc = op.attrs.dims[1];
+      if (ncc + nbc > ops.size() || ops.size() - ncc - nbc != op.results.size()) { problems.push_back(where + ": operand counts"); return; }
+      auto carries = slice(ops, ncc + nbc, ops.size());
+      auto cond_in = slice(ops, 0, ncc), body_in = slice(ops, ncc, ncc + nbc);
+      cond_in.insert(cond_in.end(), carries.begin(), carries.end());
+      body_in.insert(body_in.end(), carries.begin(), carries.end());
+      expect_params(*op.regions[0], cond_in, "cond");
+      expect_params(*op.regions[1], body_in, "body");
+      if (op.regions[0]->results.size() != 1 || op.regions[0]->type(op.regions[0]->results[0]).dtype() != DType::Bool)
+        problems.push_back(where + ": cond must return one bool");
+      if (op.regions[1]->results.size() != carries.size()) problems.push_back(where + ": body result count");
+      break;
+    }
+    case OpKind::Cond:
+      if (ops.empty() || op.regions.empty()) { problems.push_back(where + ": malformed cond"); return; }
+      for (auto& r : op.regions) {
+        expect_params(*r, slice(ops, 1, ops.size()), "branch");
+        if (r->results.size() != op.results.size()) problems.push_back(where + ": branch result count");
+      }
+      break;
+    case OpKind::Scan: {
+      if (op.regions.size() != 1 || op.attrs.dims.size() != 2) { problems.push_back(where + ": malformed scan"); return; }
+      const size_t nc = op.attrs.dims[0], nk = op.attrs.dims[1];
+      if (nc + nk > ops.size() || nk > op.results.size()) { problems.push_back(where + ": operand counts"); return; }
+      const Function& body = *op.regions[0];
+      if (body.params.size() != ops.size() || body.results.size() != op.results.size())
+        problems.push_back(where + ": body signature");
+      break;
+    }
+    default: break;
+  }
+}
+}  // namespace
 
 std::vector<std::string> verify(const Function& f) {
   std::vector<std::string> problems;
@@ -201,6 +285,14 @@ std::vector<std::string> verify(const Function& f) {
         if (f.type(a).shape() != f.type(op.results[0]).shape())
           problems.push_back(fmt::format("{}: operand shapes must equal the result shape", where));
     }
+    for (size_t r = 0; r < op.regions.size(); ++r) {
+      if (!op.regions[r]) {
+        problems.push_back(fmt::format("{}: region {} is missing", where, r));
+        continue;
+      }
+      for (auto& p : verify(*op.regions[r])) problems.push_back(fmt::format("{} region {}: {}", where, r, p));
+    }
+    verify_control_flow(f, op, where, problems);
     if (op.kind == OpKind::Reshape && f.type(op.operands[0]).num_elements() != f.type(op.results[0]).num_elements())
       problems.push_back(fmt::format("{}: reshape changes the number of elements", where));
   }

@@ -50,7 +50,16 @@ using types::PartitionSpec;
   X(CollectivePermute, "ppermute", 1, 1) /* axes; pairs: (source, destination)          */ \
   X(AxisIndex, "axis_index", 0, 1)     /* axes                                          */ \
   X(DynamicSlice, "dynamic_slice", -1, 1) /* operand, start indices...; dims: sizes     */ \
-  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1) /* operand, update, starts...    */
+  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1) /* operand, update, starts...    */ \
+  /* Control flow: the bodies are regions (Op::regions), each traced once.                */ \
+  X(While, "while", -1, -1)  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
+                                regions: cond (cond_consts, carries) -> bool[],             \
+                                body (body_consts, carries) -> carries                     */ \
+  X(Cond, "cond", -1, -1)    /* index (i32[]), operands -> results; regions: the branches,    \
+                                each (operands) -> results; index clamped into range       */ \
+  X(Scan, "scan", -1, -1)    /* consts, carries, xs -> carries, ys; dims: {nconsts, ncarry};  \
+                                axis: length; flag: reverse; region: body (consts, carries, \
+                                x slices) -> (carries, y slices)                           */
 
 enum class OpKind : uint8_t {
 #define X(e, n, a, r) e,
@@ -81,6 +90,7 @@ struct Attrs {
 };
 
 using ValueId = int32_t;
+struct Function;
 
 struct Op {
   OpKind kind;
@@ -88,6 +98,7 @@ struct Op {
   std::vector<ValueId> results;
   Attrs attrs;
   ast::Loc loc;  // the user's call that produced this op (errors point here)
+  std::vector<std::shared_ptr<const Function>> regions;  // bodies of control-flow ops
 };
 
 struct Function {

@@ -47,6 +47,17 @@ ir::ValueId LocalBuilder::emit(OpKind kind, std::vector<ir::ValueId> operands, D
   return r;
 }
 
+std::vector<ir::ValueId> LocalBuilder::emit_multi(OpKind kind, std::vector<ir::ValueId> operands,
+                                                  const std::vector<std::pair<DType, types::Shape>>& results, ir::Attrs attrs,
+                                                  std::vector<std::shared_ptr<const ir::Function>> regions) {
+  std::vector<ir::ValueId> rs;
+  for (auto& [dt, shape] : results) rs.push_back(fn_.new_value(ir::ArrayType(dt, shape)));
+  ir::Op op{kind, std::move(operands), rs, std::move(attrs), loc_};
+  op.regions = std::move(regions);
+  fn_.ops.push_back(std::move(op));
+  return rs;
+}
+
 ir::ValueId LocalBuilder::scalar_i32(int64_t v) {
   ir::Attrs a;
   auto lit = std::make_shared<ir::Literal>();

@@ -24,6 +24,9 @@ class LocalBuilder {
   ir::ValueId param(types::DType dt, const types::Shape& local);
   ir::ValueId emit(ir::OpKind kind, std::vector<ir::ValueId> operands, types::DType dt, const types::Shape& local,
                    ir::Attrs attrs = {});
+  std::vector<ir::ValueId> emit_multi(ir::OpKind kind, std::vector<ir::ValueId> operands,
+                                      const std::vector<std::pair<types::DType, types::Shape>>& results, ir::Attrs attrs,
+                                      std::vector<std::shared_ptr<const ir::Function>> regions);
   ir::ValueId scalar_i32(int64_t v);
   const types::Shape& shape(ir::ValueId v) const { return fn_.type(v).shape(); }
 

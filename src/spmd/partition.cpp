@@ -28,9 +28,10 @@ namespace {
 class Partitioner {
  public:
   Partitioner(const ir::Function& g, const types::Mesh& mesh, std::vector<CollectiveRecord>& ledger)
-      : g_(g), am_(mesh.abstract_mesh()), b_(mesh, ledger) {}
+      : g_(g), mesh_(mesh), ledger_(ledger), am_(mesh.abstract_mesh()), b_(mesh, ledger) {}
 
-  Partitioned run(const std::vector<PartitionSpec>& in_layouts) {
+  // `want`: layouts the results must leave in (a loop body's carries); empty = as computed.
+  Partitioned run(const std::vector<PartitionSpec>& in_layouts, const std::vector<PartitionSpec>& want = {}) {
     map_.resize(g_.value_types.size());
     for (size_t i = 0; i < g_.params.size(); ++i) {
       auto p = g_.params[i];
@@ -43,9 +44,15 @@ class Partitioner {
       partition_op(op);
     }
     Partitioned out;
-    for (auto r : g_.results) {
-      out.local.results.push_back(map_[r].id);
-      out.out_layouts.push_back(map_[r].layout);
+    for (size_t i = 0; i < g_.results.size(); ++i) {
+      auto r = g_.results[i];
+      Local l = map_[r];
+      if (i < want.size() && !(normalized(l.layout, gtype(r).rank()) == normalized(want[i], gtype(r).rank()))) {
+        l.id = b_.reshard(l.id, gtype(r).dtype(), gtype(r).shape(), l.layout, want[i], "loop carry");
+        l.layout = want[i];
+      }
+      out.local.results.push_back(l.id);
+      out.out_layouts.push_back(l.layout);
     }
     auto& fn = b_.fn();
     out.local.name = g_.name;
@@ -183,6 +190,7 @@ class Partitioner {
         return;
       }
       case OpKind::DotGeneral: return partition_dot(op);
+      case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
       case OpKind::Reshard: {
         PartitionSpec layout = normalized(rt.spec(), rt.rank());
         define(op.results[0], in_layout(op, op.operands[0], layout), layout);
@@ -303,7 +311,90 @@ class Partitioner {
     define_conformed(op, local, layout);
   }
 
+  // Control flow: carries (and cond results) take the layout their type names, so every
+  // iteration and every branch agree; loop-invariant operands keep theirs; the bodies are
+  // partitioned recursively with those layouts and their collectives join the ledger.
+  void partition_control(const ir::Op& op) {
+    const auto& a = op.attrs;
+    auto type_layout = [&](ir::ValueId v) { return result_layout(gtype(v), nullptr); };
+    auto sub = [&](const ir::Function& region, const std::vector<PartitionSpec>& in, const std::vector<PartitionSpec>& want) {
+      Partitioner p(region, mesh_, ledger_);
+      return std::make_shared<const ir::Function>(p.run(in, want).local);
+    };
+    std::vector<ir::ValueId> ins;
+    std::vector<PartitionSpec> in_layouts;
+    auto keep = [&](ir::ValueId v) {
+      ins.push_back(map_[v].id);
+      in_layouts.push_back(normalized(map_[v].layout, gtype(v).rank()));
+    };
+    auto conform = [&](ir::ValueId v, const PartitionSpec& to) {
+      ins.push_back(in_layout(op, v, to));
+      in_layouts.push_back(to);
+    };
+    std::vector<std::shared_ptr<const ir::Function>> regions;
+    std::vector<PartitionSpec> out_layouts;
+    ir::Attrs la = a;
+    if (op.kind == OpKind::While) {
+      const size_t ncc = a.dims[0], nbc = a.dims[1];
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        if (i < ncc + nbc) keep(op.operands[i]);
+        else conform(op.operands[i], type_layout(op.operands[i]));
+      }
+      std::vector<PartitionSpec> carries(in_layouts.begin() + static_cast<long>(ncc + nbc), in_layouts.end());
+      std::vector<PartitionSpec> cond_in(in_layouts.begin(), in_layouts.begin() + static_cast<long>(ncc));
+      std::vector<PartitionSpec> body_in(in_layouts.begin() + static_cast<long>(ncc), in_layouts.begin() + static_cast<long>(ncc + nbc));
+      cond_in.insert(cond_in.end(), carries.begin(), carries.end());
+      body_in.insert(body_in.end(), carries.begin(), carries.end());
+      regions.push_back(sub(*op.regions[0], cond_in, {PartitionSpec()}));
+      regions.push_back(sub(*op.regions[1], body_in, carries));
+      out_layouts = carries;
+    } else if (op.kind == OpKind::Scan) {
+      const size_t nc = a.dims[0], nk = a.dims[1];
+      std::vector<PartitionSpec> body_in;
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        auto v = op.operands[i];
+        if (i < nc) keep(v);
+        else if (i < nc + nk) conform(v, type_layout(v));
+        else conform(v, with_entry(normalized(map_[v].layout, gtype(v).rank()), 0, {}));  // scanned dim whole
+        auto l = in_layouts.back();
+        if (i >= nc + nk) {
+          auto e = l.entries();
+          e.erase(e.begin());
+          l = PartitionSpec(e);
+        }
+        body_in.push_back(l);
+      }
+      std::vector<PartitionSpec> want;
+      for (size_t r = 0; r < op.results.size(); ++r) {
+        auto l = type_layout(op.results[r]);
+        out_layouts.push_back(l);
+        if (r >= nk) {
+          auto e = l.entries();
+          e.erase(e.begin());
+          l = PartitionSpec(e);
+        }
+        want.push_back(l);
+      }
+      regions.push_back(sub(*op.regions[0], body_in, want));
+    } else {  // Cond
+      conform(op.operands[0], PartitionSpec());
+      for (size_t i = 1; i < op.operands.size(); ++i) keep(op.operands[i]);
+      std::vector<PartitionSpec> branch_in(in_layouts.begin() + 1, in_layouts.end());
+      for (auto r : op.results) out_layouts.push_back(type_layout(r));
+      for (auto& region : op.regions) regions.push_back(sub(*region, branch_in, out_layouts));
+    }
+    std::vector<std::pair<types::DType, types::Shape>> results;
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      const auto& t = gtype(op.results[r]);
+      results.emplace_back(t.dtype(), b_.local_shape(t.shape(), out_layouts[r]));
+    }
+    auto locals = b_.emit_multi(op.kind, ins, results, la, std::move(regions));
+    for (size_t r = 0; r < op.results.size(); ++r) define(op.results[r], locals[r], out_layouts[r]);
+  }
+
   const ir::Function& g_;
+  const types::Mesh& mesh_;
+  std::vector<CollectiveRecord>& ledger_;
   types::AbstractMesh am_;
   LocalBuilder b_;
   std::vector<Local> map_;

@@ -1,8 +1,57 @@
 #include "trace/trace.hpp"
 
+#include <stdexcept>
+
 namespace shard::trace {
 
 Trace::Trace(std::string name, types::AbstractMesh context_mesh) : mesh_(std::move(context_mesh)) { fn_.name = std::move(name); }
+
+Trace::Trace(std::string name, types::AbstractMesh context_mesh, std::shared_ptr<Trace> parent)
+    : mesh_(std::move(context_mesh)), parent_(std::move(parent)), depth_(parent_ ? parent_->depth_ + 1 : 0) {
+  fn_.name = std::move(name);
+  if (parent_) loc_ = parent_->loc_;
+}
+
+ValueId Trace::lift(const Trace& from, ValueId v) {
+  if (&from == this) return v;
+  if (!parent_) throw std::logic_error("internal error: a tracer of an unrelated trace reached Trace::lift");
+  ValueId outer = parent_->lift(from, v);
+  for (size_t i = 0; i < captured_.size(); ++i)
+    if (captured_[i] == outer) return capture_params_[i];
+  ValueId p = param(parent_->type(outer));
+  captured_.push_back(outer);
+  capture_params_.push_back(p);
+  return p;
+}
+
+namespace {
+bool is_ancestor(const Trace* anc, const Trace* t) {
+  for (; t; t = t->parent().get())
+    if (t == anc) return true;
+  return false;
+}
+}  // namespace
+
+std::shared_ptr<Trace> innermost(const std::shared_ptr<Trace>& a, const std::shared_ptr<Trace>& b) {
+  if (!a) return b;
+  if (!b || a == b) return a;
+  if (is_ancestor(a.get(), b.get())) return b;
+  if (is_ancestor(b.get(), a.get())) return a;
+  throw types::ShardingError("UnexpectedTracerError",
+                             "Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a "
+                             "reference to an intermediate value to escape the scope of the transformation.");
+}
+
+namespace {
+std::vector<std::shared_ptr<Trace>>& trace_stack() {
+  static std::vector<std::shared_ptr<Trace>> stack;
+  return stack;
+}
+}  // namespace
+
+std::shared_ptr<Trace> current_trace() { return trace_stack().empty() ? nullptr : trace_stack().back(); }
+TraceScope::TraceScope(std::shared_ptr<Trace> t) { trace_stack().push_back(std::move(t)); }
+TraceScope::~TraceScope() { trace_stack().pop_back(); }
 
 ValueId Trace::param(const ArrayType& t) {
   auto v = fn_.new_value(t);
@@ -14,6 +63,16 @@ ValueId Trace::emit(ir::OpKind kind, std::vector<ValueId> operands, ArrayType re
   auto r = fn_.new_value(std::move(result));
   fn_.ops.push_back(ir::Op{kind, std::move(operands), {r}, std::move(attrs), loc_});
   return r;
+}
+
+std::vector<ValueId> Trace::emit_multi(ir::OpKind kind, std::vector<ValueId> operands, const std::vector<ArrayType>& results,
+                                       ir::Attrs attrs, std::vector<std::shared_ptr<const ir::Function>> regions) {
+  std::vector<ValueId> rs;
+  for (auto& t : results) rs.push_back(fn_.new_value(t));
+  ir::Op op{kind, std::move(operands), rs, std::move(attrs), loc_};
+  op.regions = std::move(regions);
+  fn_.ops.push_back(std::move(op));
+  return rs;
 }
 
 ir::Function Trace::finish(std::vector<ValueId> results) {

@@ -2,6 +2,7 @@
 // function, jit traces a whole Python function. Every op records the user's source location
 // (for errors and the cost ledger) and runs its sharding rule against the context mesh.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,12 +17,18 @@ namespace shard::trace {
 using ir::ValueId;
 using types::ArrayType;
 
-class Trace {
+class Trace : public std::enable_shared_from_this<Trace> {
  public:
   Trace(std::string name, types::AbstractMesh context_mesh);
+  // A region's trace (a loop body, a branch): values of `parent` (or its ancestors) used
+  // inside become captured parameters of the region, appended after its own parameters.
+  Trace(std::string name, types::AbstractMesh context_mesh, std::shared_ptr<Trace> parent);
 
   ValueId param(const ArrayType& t);
   ValueId emit(ir::OpKind kind, std::vector<ValueId> operands, ArrayType result, ir::Attrs attrs = {});
+  // An op with several results and (for control flow) regions.
+  std::vector<ValueId> emit_multi(ir::OpKind kind, std::vector<ValueId> operands, const std::vector<ArrayType>& results,
+                                  ir::Attrs attrs, std::vector<std::shared_ptr<const ir::Function>> regions);
   const ArrayType& type(ValueId v) const { return fn_.type(v); }
   sharding::RuleContext ctx(std::string op) const { return {mesh_, std::move(op), true}; }
   const types::AbstractMesh& mesh() const { return mesh_; }
@@ -31,10 +38,36 @@ class Trace {
   ir::Function& fn() { return fn_; }
   ir::Function finish(std::vector<ValueId> results);
 
+  const std::shared_ptr<Trace>& parent() const { return parent_; }
+  int depth() const { return depth_; }
+  // The value `v` of trace `from` (this trace or an ancestor) as a value of this trace.
+  ValueId lift(const Trace& from, ValueId v);
+  // The ancestor-trace values captured so far, in parameter order (as values of parent()).
+  const std::vector<ValueId>& captured() const { return captured_; }
+
  private:
   ir::Function fn_;
+  std::shared_ptr<Trace> parent_;
+  int depth_ = 0;
+  std::vector<ValueId> captured_;       // parent values
+  std::vector<ValueId> capture_params_;  // this trace's params for them
   types::AbstractMesh mesh_;
   ast::Loc loc_;
+};
+
+// Of two traces whose tracers meet in one op, the one to record into: the deeper, when the
+// other is its ancestor. Unrelated traces mean a tracer escaped its transformation.
+std::shared_ptr<Trace> innermost(const std::shared_ptr<Trace>& a, const std::shared_ptr<Trace>& b);
+
+// The traces being recorded right now, innermost last: a region body's ops go to its trace
+// even when their operands are concrete or come from outer traces (JAX's dynamic trace).
+std::shared_ptr<Trace> current_trace();  // null when nothing is being traced
+class TraceScope {
+ public:
+  explicit TraceScope(std::shared_ptr<Trace> t);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
 };
 
 // The mesh in context: `with use_mesh(m)` pushes, set_mesh(m) replaces the base. The concrete
