@@ -2,6 +2,7 @@
 // submodules jax.sharding, jax.experimental(.shard) and a minimal jax.debug.
 #include <fmt/format.h>
 
+#include "api/debug_print.hpp"
 #include "api/array_value.hpp"
 #include "api/device_count.hpp"
 #include "api/jit.hpp"
@@ -415,22 +416,12 @@ void fill_experimental_shard(Interp& I, ModuleObj& m) {
   m.dict.set("explicit_axes", not_yet("explicit_axes"));
 }
 
-// jax.debug: visualize_array_sharding comes with its own issue; print works eagerly.
+// jax.debug: visualize_array_sharding comes with its own issue; print (debug_print.cpp).
 void fill_debug(Interp& I, ModuleObj& m) {
   add(m, "visualize_array_sharding", [](Interp& I2, CallArgs&) -> Value {
     I2.raise("NotImplementedError", "jax.debug.visualize_array_sharding is not implemented yet");
   });
-  add(m, "print", [](Interp& I2, CallArgs& a) -> Value {
-    if (a.args.empty() || a.args[0]->kind != ObjKind::Str) I2.raise("TypeError", "jax.debug.print() needs a format string");
-    std::string fmt_text = static_cast<interp::StrObj&>(*a.args[0]).v;
-    CallArgs fa;
-    fa.args.assign(a.args.begin() + 1, a.args.end());
-    fa.kwargs = a.kwargs;
-    fa.loc = a.loc;
-    Value text = I2.call(I2.getattr(interp::make_str(fmt_text), "format"), fa);
-    I2.call(I2.getattr(I2.builtins(), "print"), std::vector<Value>{text});
-    return interp::none();
-  });
+  add(m, "print", jax_debug_print);
   (void)I;
 }
 

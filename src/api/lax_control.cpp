@@ -158,7 +158,7 @@ std::vector<ValueId> emit_scan(Interp& I, Trace& t, const ScanSetup& s, std::vec
       std::vector<Value> c(vs.begin(), vs.begin() + static_cast<long>(s.ncarry)), x(vs.begin() + static_cast<long>(s.ncarry), vs.end());
       Value out = call_body(c, x);
       if (out->kind != ObjKind::Tuple || I.to_vector(out).size() != 2)
-        I.raise("TypeError", fmt::format("scan body output must be a pair, got {}.", I.repr(out)));
+        I.raise("TypeError", fmt::format("scan body output must be a pair, got {}.", as_tracer(out) ? shaped_array_str(type_of(out)) : I.repr(out)));
       return out;
     });
     // body.out is the pair (carry, y): split its leaves.

@@ -13,6 +13,7 @@
 #include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
+#include "trace/ops_random.hpp"
 
 namespace shard::api {
 
@@ -165,6 +166,26 @@ void register_lax_module() {
         });
       });
     }
+    // Bit-level ops (jax.random's building blocks): shifts, bitcasts, erf_inv.
+    for (U u : {U{"shift_left", EwOp::ShiftLeft}, U{"shift_right_logical", EwOp::ShiftRightLogical},
+                U{"shift_right_arithmetic", EwOp::ShiftRightArithmetic}}) {
+      std::string name = u.name;
+      EwOp op = u.op;
+      def_fn(m, name, [name, op](Interp& I, CallArgs& a) {
+        return lax_nary(I, name, a, 2, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::shift(t, name, op, ids[0], ids[1]); });
+      });
+    }
+    def_fn(m, "erf_inv", [](Interp& I, CallArgs& a) {
+      return lax_nary(I, "erf_inv", a, 1, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::erf_inv(t, ids[0]); });
+    });
+    def_fn(m, "bitcast_convert_type", [](Interp& I, CallArgs& a) {
+      ArgParser p(I, a, "bitcast_convert_type", {"operand", "new_dtype"});
+      Value x = lax_operand(I, p.get("operand"), "bitcast_convert_type", 0);
+      DType to = storage_dtype(require_dtype(I, p.get("new_dtype")), false);
+      return apply(I, "bitcast_convert_type", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
+        return std::vector<ValueId>{trace::bitcast_convert(t, ids[0], to)};
+      });
+    });
     def_fn(m, "integer_pow", [](Interp& I, CallArgs& a) {
       ArgParser p(I, a, "integer_pow", {"x", "y"});
       int64_t y = int_arg(I, p.get("y"), "y");

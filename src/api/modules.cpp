@@ -4,6 +4,8 @@
 
 namespace shard::api {
 
+void register_random_module();  // jax.random (random_module.cpp)
+
 void register_api_modules() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -11,6 +13,7 @@ void register_api_modules() {
     register_jax_modules();
     register_numpy_module();
     register_jnp_module();
+    register_random_module();
   });
 }
 

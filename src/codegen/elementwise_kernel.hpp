@@ -21,10 +21,13 @@ namespace shard::codegen {
   /* unary */                                                                       \
   X(Neg) X(Abs) X(Sign) X(Floor) X(Ceil) X(Round) X(Sqrt) X(Rsqrt) X(Exp) X(Log)    \
   X(Log1p) X(Sin) X(Cos) X(Tan) X(Tanh) X(Logistic) X(Not) X(Convert) X(Square)     \
-  X(Reciprocal) X(IsNan) X(IsInf) X(IsFinite)                                        \
+  X(Reciprocal) X(IsNan) X(IsInf) X(IsFinite) X(ErfInv)                              \
+  X(BitcastConvert) /* same-width reinterpretation: node dtype <- argument's bits */ \
   /* binary */                                                                      \
   X(Add) X(Sub) X(Mul) X(Div) X(FloorDiv) X(Rem) X(Mod) X(Pow) X(Max) X(Min)        \
   X(And) X(Or) X(Xor) X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(Atan2)                   \
+  /* shifts: counts >= the bit width give 0 (or the sign fill), as lax */            \
+  X(ShiftLeft) X(ShiftRightLogical) X(ShiftRightArithmetic)                         \
   /* ternary */                                                                     \
   X(Select) X(Clamp)
 

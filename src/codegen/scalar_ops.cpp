@@ -1,5 +1,7 @@
 #include "codegen/scalar_ops.hpp"
 
+#include <fmt/format.h>
+
 #include <limits>
 #include <mutex>
 #include <set>
@@ -24,6 +26,56 @@ extern "C" int64_t shard_ipow_i64(int64_t base, int64_t exp) {
     e >>= 1;
   }
   return static_cast<int64_t>(result);
+}
+
+// lax.bitcast_convert_type between same-width types (bool is not bitcastable).
+llvm::Value* emit_bitcast(llvm::IRBuilder<>& b, llvm::Value* x, DType from, DType to, llvm::Type* to_ty) {
+  if (from == to) return x;
+  if (from == DType::Bool || to == DType::Bool || types::dtype_size(from) != types::dtype_size(to))
+    throw std::runtime_error(fmt::format("bitcast_convert_type from {} to {} needs types of one width",
+                                         types::dtype_name(from), types::dtype_name(to)));
+  return b.CreateBitCast(x, to_ty);
+}
+
+// lax shifts: LLVM's shifts are poison for counts outside [0, width); lax defines them
+// (counts read as unsigned): left and logical right give 0, arithmetic right the sign fill.
+llvm::Value* emit_shift(llvm::IRBuilder<>& b, EwOp op, llvm::Value* x, llvm::Value* n, DType t) {
+  if (!types::is_int(t)) throw std::runtime_error(std::string(ew_op_name(op)) + " needs integer operands");
+  auto* ty = x->getType();
+  const unsigned width = ty->getIntegerBitWidth();
+  auto* zero = llvm::ConstantInt::get(ty, 0);
+  auto* in_range = b.CreateICmpULT(n, llvm::ConstantInt::get(ty, width));
+  auto* safe_n = b.CreateSelect(in_range, n, zero);
+  switch (op) {
+    case EwOp::ShiftLeft: return b.CreateSelect(in_range, b.CreateShl(x, safe_n), zero);
+    case EwOp::ShiftRightLogical: return b.CreateSelect(in_range, b.CreateLShr(x, safe_n), zero);
+    default: return b.CreateAShr(x, b.CreateSelect(in_range, n, llvm::ConstantInt::get(ty, width - 1)));
+  }
+}
+
+// lax.erf_inv as XLA computes it for f32: Giles' single-precision approximation
+// ("Approximating the erfinv function"): w = -log1p(-x*x), a degree-8 polynomial in
+// w - 2.5 (w < 5) or sqrt(w) - 3, times x; erf_inv(+-1) = +-inf. f64 uses the same form.
+llvm::Value* emit_erf_inv(llvm::IRBuilder<>& b, llvm::Module& m, llvm::Value* x, DType t) {
+  if (!types::is_float(t)) throw std::runtime_error("erf_inv needs a floating-point operand");
+  static constexpr float kSmall[9] = {2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
+                                      -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f};
+  static constexpr float kLarge[9] = {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
+                                      -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f};
+  auto* ty = x->getType();
+  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
+  auto log1p = m.getOrInsertFunction(ty->isFloatTy() ? "log1pf" : "log1p", llvm::FunctionType::get(ty, {ty}, false));
+  auto* call = b.CreateCall(log1p, {b.CreateFNeg(b.CreateFMul(x, x))});
+  call->setDoesNotThrow();
+  call->setOnlyAccessesInaccessibleMemory();
+  auto* w = b.CreateFNeg(call);
+  auto* lt = b.CreateFCmpOLT(w, c(5.0));
+  auto* sqrt_w = b.CreateIntrinsic(llvm::Intrinsic::sqrt, {ty}, {w});
+  auto* wr = b.CreateSelect(lt, b.CreateFSub(w, c(2.5)), b.CreateFSub(sqrt_w, c(3.0)));
+  llvm::Value* p = b.CreateSelect(lt, c(kSmall[0]), c(kLarge[0]));
+  for (int i = 1; i < 9; ++i) p = b.CreateFAdd(b.CreateSelect(lt, c(kSmall[i]), c(kLarge[i])), b.CreateFMul(p, wr));
+  auto* at_one = b.CreateFCmpOEQ(b.CreateIntrinsic(llvm::Intrinsic::fabs, {ty}, {x}), c(1.0));
+  return b.CreateSelect(at_one, b.CreateFMul(x, llvm::ConstantFP::getInfinity(ty)), b.CreateFMul(p, x));
 }
 }  // namespace
 
@@ -103,6 +155,10 @@ llvm::Value* ScalarOps::emit(const EwNode& node, const std::vector<llvm::Value*>
     }
     case EwOp::Eq: case EwOp::Ne: case EwOp::Lt: case EwOp::Le: case EwOp::Gt: case EwOp::Ge:
       return compare(node.op, args[0], args[1], arg_types[0]);
+    case EwOp::BitcastConvert: return emit_bitcast(b_, args[0], arg_types[0], node.dtype, reg_type(node.dtype));
+    case EwOp::ErfInv: return emit_erf_inv(b_, m_, args[0], node.dtype);
+    case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
+      return emit_shift(b_, node.op, args[0], args[1], node.dtype);
     case EwOp::Select: return b_.CreateSelect(args[0], args[1], args[2]);
     case EwOp::Clamp: {  // (x, lo, hi) = min(max(x, lo), hi), numpy's clip
       auto* lo = binary(EwOp::Max, args[0], args[1], node.dtype);

@@ -12,6 +12,7 @@
 
 #include "codegen/elementwise_kernel.hpp"
 #include "codegen/reduce_kernel.hpp"
+#include "exec/host_callback.hpp"
 #include "exec/host_kernels.hpp"
 #include "exec/lower_control.hpp"
 #include "exec/program.hpp"
@@ -208,6 +209,22 @@ class Lowering {
       }
       case OpKind::Concatenate: return lower_concatenate(op);
       case OpKind::While: case OpKind::Scan: case OpKind::Cond: return lower_control(op);
+      case OpKind::HostCallback: {
+        std::vector<ir::ArrayType> types;
+        for (auto v : op.operands) types.push_back(type(v));
+        Step s = make_step(op);
+        s.run = [types, id = a.axis](const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>&) {
+          if (ctx.position != 0 || !ctx.callbacks) return;  // operands are replicated: one copy speaks
+          std::vector<HostValue> values;
+          for (size_t i = 0; i < types.size(); ++i) {
+            const auto* p = static_cast<const uint8_t*>(in[i]);
+            values.push_back({types[i], std::vector<uint8_t>(p, p + bytes_of(types[i]))});
+          }
+          ctx.callbacks->push(id, std::move(values));
+        };
+        emit(std::move(s));
+        return;
+      }
       case OpKind::Pad: return lower_pad(op);
       case OpKind::Reduce: {
         const auto& it = type(op.operands[0]);

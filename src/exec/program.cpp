@@ -1,4 +1,5 @@
 #include "exec/program.hpp"
+#include "exec/host_callback.hpp"
 #include "exec/options.hpp"
 #include "exec/timeline.hpp"
 
@@ -94,15 +95,17 @@ std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vecto
   const auto& devices = mesh_.device_ids();
   const size_t npos = devices.size();
   std::vector<std::vector<BufferRef>> outputs(result_slots_.size(), std::vector<BufferRef>(npos));
+  HostCallbackQueue callbacks;
   auto body = [&](int device) {
     const int64_t pos = mesh_.position_of_device(device);
-    StepContext ctx{device, pos, mesh_};
+    StepContext ctx{device, pos, mesh_, &callbacks};
     std::vector<BufferRef> slots(static_cast<size_t>(num_slots_));
     for (size_t p = 0; p < param_slots_.size(); ++p) slots[param_slots_[p]] = inputs[p].at(pos);
     run_steps(ctx, steps_, slots);
     for (size_t r = 0; r < result_slots_.size(); ++r) outputs[r][pos] = slots[result_slots_[r]];
   };
   runtime::global_runtime().launch(devices, body);
+  callbacks.run_all();
   return outputs;
 }
 

@@ -19,10 +19,13 @@ namespace shard::exec {
 
 using runtime::BufferRef;
 
+struct HostCallbackQueue;
+
 struct StepContext {
   int device;
   int64_t position;  // in the mesh, row-major
   const types::Mesh& mesh;
+  HostCallbackQueue* callbacks = nullptr;  // where host callbacks of this run queue up
 };
 
 // A step reads input slots and writes freshly allocated output slots (or aliases an input).

@@ -47,6 +47,11 @@ std::string ew_display_name(codegen::EwOp op) {
     case EwOp::Reciprocal: return "reciprocal";
     case EwOp::IsNan: return "isnan";
     case EwOp::IsInf: return "isinf";
+    case EwOp::ShiftLeft: return "shift_left";
+    case EwOp::ShiftRightLogical: return "shift_right_logical";
+    case EwOp::ShiftRightArithmetic: return "shift_right_arithmetic";
+    case EwOp::BitcastConvert: return "bitcast_convert_type";
+    case EwOp::ErfInv: return "erf_inv";
     default: break;
   }
   std::string s = codegen::ew_op_name(op);
@@ -123,6 +128,7 @@ std::string attr_text(const Function& f, const Op& op, const std::string& indent
       break;
     }
     case OpKind::DynamicSlice: kv.push_back(fmt::format("slice_sizes={}", ints(a.dims))); break;
+    case OpKind::HostCallback: kv.push_back(fmt::format("callback={}", a.axis)); break;
     case OpKind::While:
       kv.push_back(fmt::format("body_jaxpr={}", region_text(op, 1, indent)));
       kv.push_back(fmt::format("body_nconsts={}", a.dims.at(1)));
@@ -186,8 +192,8 @@ std::string print_indented(const Function& f, const std::string& indent) {
     std::vector<std::string> res, args;
     for (auto r : op.results) res.push_back(decl(r));
     for (auto a : op.operands) args.push_back(name_of(a));
-    out += fmt::format("{}    {} = {}{}{}{}\n", indent, fmt::join(res, " "), op_display_name(op), attr_text(f, op, indent + "    "),
-                       args.empty() ? "" : " ", fmt::join(args, " "));
+    out += fmt::format("{}    {}{}{}{}{}\n", indent, res.empty() ? "" : fmt::format("{} = ", fmt::join(res, " ")), op_display_name(op),
+                       attr_text(f, op, indent + "    "), args.empty() ? "" : " ", fmt::join(args, " "));
   }
   std::vector<std::string> res;
   for (auto r : f.results) res.push_back(name_of(r));

@@ -52,6 +52,7 @@ using types::PartitionSpec;
   X(DynamicSlice, "dynamic_slice", -1, 1) /* operand, start indices...; dims: sizes     */ \
   X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1) /* operand, update, starts...    */ \
   /* Control flow: the bodies are regions (Op::regions), each traced once.                */ \
+  X(HostCallback, "debug_callback", -1, 0) /* axis: host callback id (exec/host_callback.hpp) */ \
   X(While, "while", -1, -1)  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
                                 regions: cond (cond_consts, carries) -> bool[],             \
                                 body (body_consts, carries) -> carries                     */ \

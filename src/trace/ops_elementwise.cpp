@@ -147,3 +147,45 @@ ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<Value
 }
 
 }  // namespace shard::trace
+
+// ---- lax bit-level ops (declared in trace/ops_random.hpp) ------------------------------------
+
+namespace shard::trace {
+
+// lax.shift_left / shift_right_logical / shift_right_arithmetic: integer operands of one
+// dtype; a scalar count is broadcast (lax itself wants equal shapes; callers check that).
+ValueId shift(Trace& t, const std::string& name, EwOp op, ValueId x, ValueId n) {
+  const auto& xt = t.type(x);
+  if (!types::is_int(xt.dtype()) || !types::is_int(t.type(n).dtype()))
+    throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of integer.", name,
+                                                        types::dtype_name(types::is_int(xt.dtype()) ? t.type(n).dtype() : xt.dtype())));
+  ValueId nc = convert(t, n, {xt.dtype(), xt.weak_type()});
+  auto rt = sharding::propagate_elementwise(t.ctx(name), {xt, t.type(nc)}, xt.dtype()).with_weak_type(xt.weak_type());
+  ValueId xb = broadcast_to(t, x, rt.shape());
+  ValueId nb = broadcast_to(t, nc, rt.shape());
+  return t.emit(OpKind::Elementwise, {xb, nb}, rt, ew_attrs(op));
+}
+
+// lax.bitcast_convert_type between types of one width (bool excluded).
+ValueId bitcast_convert(Trace& t, ValueId x, DType to) {
+  const auto& xt = t.type(x);
+  if (xt.dtype() == to) return x;
+  if (xt.dtype() == DType::Bool || to == DType::Bool || types::dtype_size(xt.dtype()) != types::dtype_size(to))
+    throw types::ShardingError("TypeError", fmt::format("bitcast_convert_type from {} to {} is not supported (the types must have "
+                                                        "one bit width; shard does not change the shape)",
+                                                        types::dtype_name(xt.dtype()), types::dtype_name(to)));
+  auto rt = sharding::propagate_unary(t.ctx("bitcast_convert_type"), xt, to).with_weak_type(false);
+  return t.emit(OpKind::Elementwise, {x}, rt, ew_attrs(EwOp::BitcastConvert));
+}
+
+// lax.erf_inv: floating operands only (lax does not promote).
+ValueId erf_inv(Trace& t, ValueId x) {
+  const auto& xt = t.type(x);
+  if (!types::is_float(xt.dtype()))
+    throw types::ShardingError("TypeError", fmt::format("erf_inv does not accept dtype {}. Accepted dtypes are subtypes of floating.",
+                                                        types::dtype_name(xt.dtype())));
+  auto rt = sharding::propagate_unary(t.ctx("erf_inv"), xt, xt.dtype()).with_weak_type(xt.weak_type());
+  return t.emit(OpKind::Elementwise, {x}, rt, ew_attrs(EwOp::ErfInv));
+}
+
+}  // namespace shard::trace

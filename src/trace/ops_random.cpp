@@ -1,0 +1,217 @@
+// jax.random's threefry2x32 PRNG and samplers as lax-level IR (see ops_random.hpp).
+#include "trace/ops_random.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace shard::trace::random {
+
+namespace {
+
+ValueId i32(Trace& t, double v) { return scalar_constant(t, v, {DType::I32, false}); }
+ValueId i64(Trace& t, double v) { return scalar_constant(t, v, {DType::I64, false}); }
+ValueId f32(Trace& t, double v) { return scalar_constant(t, v, {DType::F32, false}); }
+
+ValueId add(Trace& t, ValueId a, ValueId b) { return binary(t, "add", EwOp::Add, a, b); }
+ValueId bxor(Trace& t, ValueId a, ValueId b) { return binary(t, "xor", EwOp::Xor, a, b); }
+ValueId bor(Trace& t, ValueId a, ValueId b) { return binary(t, "or", EwOp::Or, a, b); }
+ValueId band(Trace& t, ValueId a, ValueId b) { return binary(t, "and", EwOp::And, a, b); }
+ValueId shl(Trace& t, ValueId x, ValueId n) { return shift(t, "shift_left", EwOp::ShiftLeft, x, n); }
+ValueId lshr(Trace& t, ValueId x, ValueId n) { return shift(t, "shift_right_logical", EwOp::ShiftRightLogical, x, n); }
+
+// 32-bit rotation, as JAX writes it: (x << r) | (x >>> (32 - r)).
+ValueId rotate_left(Trace& t, ValueId x, int r) { return bor(t, shl(t, x, i32(t, r)), lshr(t, x, i32(t, 32 - r))); }
+
+// Unsigned 32-bit remainder of int32-held values, with XLA's x % 0 == x.
+ValueId urem32(Trace& t, ValueId a, ValueId b) {
+  auto widen = [&](ValueId v) { return band(t, convert(t, v, {DType::I64, false}), i64(t, 4294967295.0)); };
+  ValueId a64 = widen(a), b64 = widen(b);
+  ValueId by_zero = binary(t, "eq", EwOp::Eq, b64, i64(t, 0));
+  ValueId r = binary(t, "rem", EwOp::Rem, a64, where(t, by_zero, i64(t, 1), b64));
+  return convert(t, where(t, by_zero, a64, r), {DType::I32, false});
+}
+
+// The two 32-bit halves of one key's data (shape (2,)) as scalars.
+std::pair<ValueId, ValueId> key_halves(Trace& t, ValueId key) {
+  const auto& kt = t.type(key);
+  if (kt.shape() != Shape{2} || kt.dtype() != kKeyDType)
+    throw std::logic_error(fmt::format("internal error: threefry key data must be uint32[2], got {}", kt.str_short()));
+  return {index_dims(t, key, {0}, {0}), index_dims(t, key, {0}, {1})};
+}
+
+// JAX's iota_2x32_shape: the row-major index of every element of `shape` as a uint64 split
+// into (high, low) uint32 words; the iotas carry the output sharding, so each device
+// computes only its own indices.
+std::pair<ValueId, ValueId> iota_2x32(Trace& t, const Shape& shape, const OptOutSharding& out_sharding) {
+  int64_t n = types::shape_product(shape);
+  if (n > (int64_t(1) << 32))
+    throw types::ShardingError("NotImplementedError", "random arrays of more than 2**32 elements are not supported yet");
+  ValueId hi = full(t, shape, 0, {DType::I32, false}, out_sharding);
+  std::optional<ValueId> lo;
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] != 1) {
+      ValueId term = iota(t, DType::I32, shape, static_cast<int64_t>(d), out_sharding);
+      if (stride != 1) term = binary(t, "mul", EwOp::Mul, term, i32(t, static_cast<double>(static_cast<int32_t>(stride))));
+      lo = lo ? add(t, *lo, term) : term;
+    }
+    stride *= shape[d];
+  }
+  return {hi, lo ? *lo : hi};
+}
+
+}  // namespace
+
+std::pair<ValueId, ValueId> threefry2x32(Trace& t, ValueId k1, ValueId k2, ValueId x1, ValueId x2) {
+  static constexpr std::array<std::array<int, 4>, 2> kRotations = {{{13, 15, 26, 6}, {17, 29, 16, 24}}};
+  const std::array<ValueId, 3> ks = {k1, k2, bxor(t, bxor(t, k1, k2), i32(t, 0x1BD11BDA))};
+  ValueId a = add(t, x1, ks[0]);
+  ValueId b = add(t, x2, ks[1]);
+  for (int i = 0; i < 5; ++i) {
+    for (int r : kRotations[i % 2]) {
+      a = add(t, a, b);
+      b = bxor(t, a, rotate_left(t, b, r));
+    }
+    // Key injection: the schedule rotates through ks, plus the round-group number.
+    a = add(t, a, ks[(i + 1) % 3]);
+    b = add(t, b, add(t, ks[(i + 2) % 3], i32(t, i + 1)));
+  }
+  return {a, b};
+}
+
+ValueId seed(Trace& t, ValueId seed_value) {
+  const auto& st = t.type(seed_value);
+  if (st.rank() != 0) throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be a scalar; got {}.", st.str_short()));
+  if (!types::is_int(st.dtype()))
+    throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be an integer; got {}", st.str_short()));
+  // threefry_seed: high word = seed >> 32 (0 for a 32-bit seed), low word = the seed's bits.
+  ValueId low = convert(t, seed_value, {kKeyDType, false});
+  return stack(t, {i32(t, 0), low}, 0);
+}
+
+ValueId split(Trace& t, ValueId key, const Shape& shape) {
+  auto [k1, k2] = key_halves(t, key);
+  auto [hi, lo] = iota_2x32(t, shape, std::nullopt);
+  auto [b1, b2] = threefry2x32(t, k1, k2, hi, lo);
+  return stack(t, {b1, b2}, static_cast<int64_t>(shape.size()));
+}
+
+ValueId fold_in(Trace& t, ValueId key, ValueId data) {
+  auto [k1, k2] = key_halves(t, key);
+  // threefry_2x32(key, threefry_seed(data)): the counter pair is (0, data).
+  auto [b1, b2] = threefry2x32(t, k1, k2, i32(t, 0), convert(t, data, {kKeyDType, false}));
+  return stack(t, {b1, b2}, 0);
+}
+
+ValueId bits(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& out_sharding) {
+  auto [k1, k2] = key_halves(t, key);
+  auto [hi, lo] = iota_2x32(t, shape, out_sharding);
+  auto [b1, b2] = threefry2x32(t, k1, k2, hi, lo);
+  return bxor(t, b1, b2);
+}
+
+ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId minval, ValueId maxval,
+                const OptOutSharding& out_sharding) {
+  if (dtype != DType::F32)
+    throw types::ShardingError("NotImplementedError", fmt::format("jax.random samplers support float32 only, got {}", types::dtype_name(dtype)));
+  // 23 random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus 1 is
+  // uniform on [0, 1), then scaled, shifted and clamped below at minval.
+  ValueId b = bits(t, key, shape, out_sharding);
+  ValueId mantissa = bor(t, lshr(t, b, i32(t, 32 - 23)), i32(t, 0x3f800000));
+  ValueId unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F32), f32(t, 1.0));
+  ValueId lo = convert(t, minval, {dtype, false});
+  ValueId hi = convert(t, maxval, {dtype, false});
+  ValueId scaled = add(t, binary(t, "mul", EwOp::Mul, unit, binary(t, "sub", EwOp::Sub, hi, lo)), lo);
+  return binary(t, "max", EwOp::Max, lo, scaled);
+}
+
+ValueId normal(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding) {
+  // Uniform on (-1, 1) — the low end nudged to nextafter(-1, 0) so erf_inv stays finite —
+  // mapped through sqrt(2) * erf_inv.
+  const double lo = std::nextafter(-1.0f, 0.0f);
+  ValueId u = uniform(t, key, shape, dtype, f32(t, lo), f32(t, 1.0), out_sharding);
+  return binary(t, "mul", EwOp::Mul, f32(t, static_cast<float>(std::sqrt(2.0))), erf_inv(t, u));
+}
+
+ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, ValueId maxval, DType dtype,
+                const OptOutSharding& out_sharding) {
+  if (dtype != DType::I32)
+    throw types::ShardingError("NotImplementedError", fmt::format("randint supports int32 only, got {}", types::dtype_name(dtype)));
+  ValueId lo = convert(t, minval, {dtype, false});
+  ValueId hi = convert(t, maxval, {dtype, false});
+  // Twice the bits the result needs (two keys), reduced modulo the span, as JAX does.
+  ValueId keys = split(t, key, {2});
+  ValueId higher = bits(t, index_dims(t, keys, {0}, {0}), shape, out_sharding);
+  ValueId lower = bits(t, index_dims(t, keys, {0}, {1}), shape, out_sharding);
+  ValueId span = binary(t, "sub", EwOp::Sub, hi, lo);  // as uint32
+  span = where(t, binary(t, "le", EwOp::Le, hi, lo), i32(t, 1), span);
+  // multiplier = 2**32 mod span, from (2**16 mod span)**2 in wrapping uint32 arithmetic.
+  ValueId multiplier = urem32(t, i32(t, 65536), span);
+  multiplier = urem32(t, binary(t, "mul", EwOp::Mul, multiplier, multiplier), span);
+  ValueId offset = add(t, binary(t, "mul", EwOp::Mul, urem32(t, higher, span), multiplier), urem32(t, lower, span));
+  offset = urem32(t, offset, span);
+  return add(t, lo, offset);
+}
+
+ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const OptOutSharding& out_sharding) {
+  ValueId pf = types::is_float(t.type(p).dtype()) ? p : convert(t, p, {DType::F32, true});
+  ValueId u = uniform(t, key, shape, t.type(pf).dtype(), f32(t, 0.0), f32(t, 1.0), out_sharding);
+  return binary(t, "lt", EwOp::Lt, u, pf);
+}
+
+ValueId permutation_indices(Trace& t, ValueId key, int64_t n) {
+  // JAX's _shuffle: enough rounds of sorting on fresh 32-bit keys that colliding keys are
+  // unlikely (exponent 3 of tjablin's analysis); the sort is stable. A round sorts int64
+  // words (sort key with its sign bit flipped, so signed order is unsigned order; then the
+  // position, for stability; then the value carried along).
+  const double uint32max = 4294967295.0;
+  const auto rounds = static_cast<int>(std::ceil(3 * std::log(static_cast<double>(std::max<int64_t>(1, n))) / std::log(uint32max)));
+  const bool packed_position = n <= 65536;  // position and value share the low 32 bits
+  ValueId x = iota(t, DType::I32, {n}, 0, std::nullopt);
+  ValueId position = convert(t, x, {DType::I64, false});
+  for (int r = 0; r < rounds; ++r) {
+    ValueId keys = split(t, key, {2});
+    key = index_dims(t, keys, {0}, {0});
+    ValueId sort_keys = bits(t, index_dims(t, keys, {0}, {1}), {n});
+    ValueId high = shl(t, convert(t, bxor(t, sort_keys, i32(t, std::numeric_limits<int32_t>::min())), {DType::I64, false}), i64(t, 32));
+    ValueId value = convert(t, x, {DType::I64, false});
+    ValueId low = packed_position ? bor(t, shl(t, position, i64(t, 16)), value) : value;
+    ValueId sorted = sort(t, bor(t, high, low), 0);
+    x = convert(t, band(t, sorted, i64(t, packed_position ? 65535.0 : uint32max)), {DType::I32, false});
+  }
+  return x;
+}
+
+ValueId take(Trace& t, ValueId x, ValueId idx, int64_t axis) {
+  const auto xt = t.type(x);
+  const Shape& s = xt.shape();
+  const int64_t n = s.at(static_cast<size_t>(axis));
+  const int64_t m = t.type(idx).shape().at(0);
+  // No gather op yet: a one-hot mask selects each element, and an integer sum (every other
+  // term is 0) reads it back exactly; floats travel as their bits.
+  Shape wide(s.begin(), s.begin() + axis);
+  wide.push_back(m);
+  wide.insert(wide.end(), s.begin() + axis, s.end());
+  if (types::shape_product(wide) > (int64_t(1) << 26))
+    throw types::ShardingError("NotImplementedError", "this jax.random gather is too large without a gather op (not supported yet)");
+  const DType dt = xt.dtype();
+  ValueId xi = dt == DType::F32 ? bitcast_convert(t, x, DType::I32)
+             : dt == DType::F64 ? bitcast_convert(t, x, DType::I64)
+             : dt == DType::Bool ? convert(t, x, {DType::I32, false}) : x;
+  ValueId xb = broadcast_to(t, expand_dims(t, xi, {axis}), wide);
+  ValueId hit = binary(t, "eq", EwOp::Eq, broadcast_to(t, reshape(t, idx, {m, 1}), {m, n}), iota(t, DType::I32, {m, n}, 1, std::nullopt));
+  Shape mask_shape(s.size() + 1, 1);
+  mask_shape[static_cast<size_t>(axis)] = m;
+  mask_shape[static_cast<size_t>(axis) + 1] = n;
+  ValueId mask = broadcast_to(t, reshape(t, hit, mask_shape), wide);
+  ValueId zero = scalar_constant(t, 0, {t.type(xi).dtype(), false});
+  ValueId picked = reduce(t, "take", ReduceKind::Sum, where(t, mask, xb, zero), {axis + 1}, false);
+  if (dt == DType::F32 || dt == DType::F64) return bitcast_convert(t, picked, dt);
+  if (dt == DType::Bool) return binary(t, "ne", EwOp::Ne, picked, i32(t, 0));
+  return convert(t, picked, {dt, xt.weak_type()});
+}
+
+}  // namespace shard::trace::random

@@ -1,0 +1,57 @@
+// jax.random as IR: JAX's threefry2x32 PRNG in its partitionable form (JAX's default since
+// 0.5, `jax_threefry_partitionable=True`), built from lax-level ops so it traces eagerly and
+// under jit alike and shards like any elementwise program: every output element hashes its
+// own row-major index, so values never depend on the output's sharding.
+//
+// Key data is uint32[..., 2] in JAX. Until shard has a uint32 dtype the same 32 bits live
+// in int32 (`kKeyDType`): the threefry arithmetic (wrapping add, xor, shifts) is
+// sign-agnostic, and the unsigned steps (remainders, comparisons) widen to int64 first.
+#pragma once
+#include <string>
+#include <utility>
+
+#include "trace/ops.hpp"
+
+namespace shard::trace {
+
+// ---- lax bit-level elementwise ops (implemented in ops_elementwise.cpp) -----------------------
+
+// lax.shift_left / shift_right_logical / shift_right_arithmetic (op: EwOp::Shift*): integer
+// operands; the count takes x's dtype and is broadcast.
+ValueId shift(Trace& t, const std::string& name, EwOp op, ValueId x, ValueId n);
+// lax.bitcast_convert_type between types of one width.
+ValueId bitcast_convert(Trace& t, ValueId x, DType to);
+// lax.erf_inv (XLA's f32 approximation).
+ValueId erf_inv(Trace& t, ValueId x);
+
+namespace random {
+
+inline constexpr DType kKeyDType = DType::I32;  // holds JAX's uint32 key data and random bits
+
+// The threefry2x32 block cipher (20 rounds) on counter pairs (x1, x2) under key (k1, k2);
+// scalar keys broadcast to the counters' shape.
+std::pair<ValueId, ValueId> threefry2x32(Trace& t, ValueId k1, ValueId k2, ValueId x1, ValueId x2);
+
+// Key data (2,) from an integer seed: [0, seed mod 2**32] (the seed is 32-bit with x64 off).
+ValueId seed(Trace& t, ValueId seed_value);
+// Keys of `shape` (data shape + (2,)) split from one key.
+ValueId split(Trace& t, ValueId key, const Shape& shape);
+// A new key from a key and 32 bits of data.
+ValueId fold_in(Trace& t, ValueId key, ValueId data);
+// uint32 random bits of `shape` (held in int32).
+ValueId bits(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
+
+// Samplers (JAX's algorithms, bit for bit where XLA's float math allows).
+ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId minval, ValueId maxval,
+                const OptOutSharding& out_sharding = std::nullopt);
+ValueId normal(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, ValueId maxval, DType dtype,
+                const OptOutSharding& out_sharding = std::nullopt);
+ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
+// A random permutation of 0..n-1 (int32), JAX's shuffle by sorting on random 32-bit keys.
+ValueId permutation_indices(Trace& t, ValueId key, int64_t n);
+// x[idx] along `axis` for an int32 vector idx of in-range indices (exact for every dtype).
+ValueId take(Trace& t, ValueId x, ValueId idx, int64_t axis);
+
+}  // namespace random
+}  // namespace shard::trace
