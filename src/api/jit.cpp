@@ -1,7 +1,6 @@
-// jax.jit / jax.make_jaxpr (see jit.hpp). A jitted function keeps a cache of traced IR
-// functions keyed by (static argument values, input tree structure, leaf array types); each
-// call flattens its arguments to device arrays, traces on a miss, and runs the IR through
-// exec::run_global.
+// jax.jit / jax.make_jaxpr (see jit.hpp and jit_internal.hpp). A call flattens its arguments
+// to device arrays, finds (or traces) the IR for their abstract signature, finds (or
+// compiles) the program for their mesh and layouts, and runs it.
 #include "api/jit.hpp"
 
 #include <fmt/format.h>
@@ -10,194 +9,21 @@
 #include <optional>
 
 #include "api/array_value.hpp"
-#include "api/device_count.hpp"
-#include "api/jit_args.hpp"
-#include "api/jit_tree.hpp"
-#include "api/sharding_objects.hpp"
-#include "exec/run_global.hpp"
+#include "api/jit_internal.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
-#include "trace/ops.hpp"
 #include "trace/trace.hpp"
 
 namespace shard::api {
 
-using interp::CallArgs;
 using interp::ModuleObj;
 using interp::ObjKind;
 namespace bi = interp::bi;
+using namespace jit_detail;
+
+namespace jit_detail {
 
 namespace {
-
-struct CacheEntry {
-  std::vector<Value> statics;  // static argument values, in call order of their slots
-  std::string tree;            // structure of the dynamic arguments
-  std::vector<types::ArrayType> types;
-  ir::Function fn;
-  TreeDef out;
-};
-
-
-struct JitObj : interp::NativeObj {
-  Value fun;
-  JitOptions opts;
-  std::vector<CacheEntry> cache;
-  JitObj(ClassP c, Value f, JitOptions o) : NativeObj(std::move(c)), fun(std::move(f)), opts(std::move(o)) {}
-};
-
-struct JaxprObj : interp::NativeObj {
-  std::string text;
-  JaxprObj(ClassP c, std::string t) : NativeObj(std::move(c)), text(std::move(t)) {}
-};
-
-// ---- tracing --------------------------------------------------------------------------------
-
-// Shows the arguments' mesh as the context mesh while tracing (when none is set), so
-// PartitionSpec out_sharding= and creation ops inside the function see it.
-class TraceMeshScope {
- public:
-  explicit TraceMeshScope(const std::optional<types::Mesh>& mesh) {
-    auto& ctx = trace::MeshContext::get();
-    if (mesh && ctx.abstract().empty() && !ctx.concrete()) {
-      ctx.push(*mesh);
-      pushed_ = true;
-    }
-  }
-  ~TraceMeshScope() {
-    if (pushed_) trace::MeshContext::get().pop();
-  }
-  TraceMeshScope(const TraceMeshScope&) = delete;
-  TraceMeshScope& operator=(const TraceMeshScope&) = delete;
-
- private:
-  bool pushed_ = false;
-};
-
-// The shardings= argument for the i-th of n items: one value for all, or a tuple/list of them.
-Value sharding_for(Interp& I, const Value& shardings, size_t i, size_t n, const char* what) {
-  if (!shardings || shardings->kind == ObjKind::None) return nullptr;
-  if (shardings->kind == ObjKind::Tuple || shardings->kind == ObjKind::List) {
-    auto items = I.to_vector(shardings);
-    if (items.size() != n)
-      I.raise("ValueError", fmt::format("{} should be a pytree prefix of the arguments: got {} shardings for {} values", what, items.size(), n));
-    return items[i];
-  }
-  return shardings;
-}
-
-ir::ValueId apply_sharding(Interp& I, trace::Trace& t, ir::ValueId id, const Value& sharding, const char* what) {
-  if (!sharding || sharding->kind == ObjKind::None) return id;
-  auto target = out_sharding_arg(I, sharding, what);
-  return guarded(I, [&] { return trace::reshard(t, id, target); });
-}
-
-ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
-  return guarded(I, [&]() -> ir::ValueId {
-    if (auto* a = as_array(v)) {
-      exec::ArrayRef arr = a->host ? to_device(a->array, std::nullopt, std::nullopt) : a->array;
-      auto bytes = exec::array_to_host(*arr);
-      // A concrete array made inside the function (an eager creation op) keeps its sharding
-      // in the type when it lives on the trace's mesh.
-      sharding::OptOutSharding sh;
-      if (arr->type.is_sharded() && arr->type.mesh() == t.mesh()) sh = arr->type.spec();
-      return trace::constant(t, arr->type.dtype(), arr->type.shape(), bytes.data(), arr->type.weak_type(), sh);
-    }
-    if (auto st = python_scalar_type(v, false)) {
-      double x = v->kind == ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
-               : v->kind == ObjKind::Int  ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
-                                          : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
-      return trace::scalar_constant(t, x, *st);
-    }
-    I.raise("TypeError", fmt::format("Value {} with type <class '{}'> is not a valid JAX type", I.repr(v), bi::class_qualname(*v->cls)));
-  });
-}
-
-std::string fun_name(Interp& I, const Value& f) {
-  if (f->kind == ObjKind::Function) return static_cast<interp::FunctionObj&>(*f).name;
-  if (auto n = I.try_getattr(f, "__name__"); n && (*n)->kind == ObjKind::Str) return static_cast<interp::StrObj&>(**n).v;
-  return "fn";
-}
-
-size_t leaf_count(const TreeDef& d) {
-  if (d.kind == TreeDef::Leaf) return 1;
-  size_t n = 0;
-  for (auto& c : d.children) n += leaf_count(c);
-  return n;
-}
-
-struct Traced {
-  ir::Function fn;
-  TreeDef out;
-};
-
-// Traces f on abstract values of `leaves` (the dynamic arguments' leaves, structure `in`).
-Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const CallArgs& a, const CallParts& parts,
-                      const TreeDef& in, const std::vector<exec::ArrayRef>& leaves) {
-  std::optional<types::Mesh> mesh;
-  for (auto& l : leaves)
-    if (!l->single_device && l->sharding.is_concrete()) {
-      mesh = l->sharding.mesh();
-      break;
-    }
-  auto& ctx = trace::MeshContext::get();
-  types::AbstractMesh abstract = mesh ? mesh->abstract_mesh() : ctx.abstract();
-  if (!mesh && ctx.concrete()) mesh = ctx.concrete();
-  TraceMeshScope scope(mesh);
-  if (!ctx.abstract().empty()) abstract = ctx.abstract();  // use_mesh / axis-type scopes win
-  auto t = std::make_shared<trace::Trace>(fun_name(I, f), abstract);
-  t->set_loc(I.current_loc());
-
-  // Parameters (resharded to in_shardings per top-level dynamic positional argument).
-  std::vector<Value> tracers;
-  const auto& pos_tree = in.children.at(0);  // tuple of dynamic positionals
-  size_t leaf = 0;
-  for (size_t i = 0; i < pos_tree.children.size() + 1; ++i) {
-    const TreeDef& sub = i < pos_tree.children.size() ? pos_tree.children[i] : in.children.at(1);
-    const size_t count = leaf_count(sub);
-    Value sh = i < pos_tree.children.size() ? sharding_for(I, opts.in_shardings, i, pos_tree.children.size(), "in_shardings") : nullptr;
-    for (size_t k = 0; k < count; ++k, ++leaf) {
-      auto id = t->param(leaves.at(leaf)->type);
-      id = apply_sharding(I, *t, id, sh, "jit's in_shardings");
-      tracers.push_back(wrap_tracer(t, id));
-    }
-  }
-  size_t pos = 0;
-  Value dynamic = tree_unflatten(I, in, tracers, pos);
-  CallArgs call = rebuild_call(I, a, parts, dynamic);
-  Value result = I.call(f, call);
-
-  std::vector<Value> out_leaves;
-  TreeDef out = tree_flatten(I, result, out_leaves);
-  std::vector<ir::ValueId> ids;
-  t->set_loc(I.current_loc());
-  for (auto& v : out_leaves) {
-    auto* tr = as_tracer(v);
-    if (tr && tr->trace != t)
-      I.raise("UnexpectedTracerError",  // no such built-in class yet: raised as RuntimeError
-              fmt::format("Encountered an unexpected tracer. A function transformed by JAX had a side effect, allowing for a reference to "
-                          "an intermediate value with type {} wrapped in a DynamicJaxprTracer to escape the scope of the transformation.",
-                          tr->type().str_short()));
-    ids.push_back(tr ? tr->id : constant_leaf(I, *t, v));
-  }
-  // out_shardings: one for all outputs, or one per element of a returned tuple/list.
-  if (opts.out_shardings && opts.out_shardings->kind != ObjKind::None) {
-    const bool per_item = (opts.out_shardings->kind == ObjKind::Tuple || opts.out_shardings->kind == ObjKind::List) &&
-                          (out.kind == TreeDef::Tuple || out.kind == TreeDef::List);
-    if (!per_item) {
-      for (auto& id : ids) id = apply_sharding(I, *t, id, opts.out_shardings, "jit's out_shardings");
-    } else {
-      size_t k = 0;
-      for (size_t i = 0; i < out.children.size(); ++i) {
-        Value sh = sharding_for(I, opts.out_shardings, i, out.children.size(), "out_shardings");
-        const size_t count = leaf_count(out.children[i]);
-        for (size_t c = 0; c < count; ++c, ++k) ids[k] = apply_sharding(I, *t, ids[k], sh, "jit's out_shardings");
-      }
-    }
-  }
-  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out)}; });
-}
-
-// ---- calling --------------------------------------------------------------------------------
 
 bool same_statics(Interp& I, const std::vector<Value>& a, const std::vector<Value>& b) {
   if (a.size() != b.size()) return false;
@@ -206,37 +32,82 @@ bool same_statics(Interp& I, const std::vector<Value>& a, const std::vector<Valu
   return true;
 }
 
-Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
+bool same_tree(Interp& I, const TreeDef& a, const TreeDef& b) {
+  if (a.kind != b.kind || a.children.size() != b.children.size() || a.keys.size() != b.keys.size()) return false;
+  for (size_t i = 0; i < a.keys.size(); ++i)
+    if (a.keys[i]->cls != b.keys[i]->cls || !I.eq(a.keys[i], b.keys[i])) return false;
+  for (size_t i = 0; i < a.children.size(); ++i)
+    if (!same_tree(I, a.children[i], b.children[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<types::Mesh> context_mesh() { return trace::MeshContext::get().concrete(); }
+
+PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
   CallParts parts = split_call(I, j.fun, j.opts, a);
   std::vector<Value> leaf_values;
   TreeDef in = tree_flatten(I, parts.dynamic, leaf_values);
-  // Under an outer trace, a nested jit inlines.
   for (auto& v : leaf_values)
-    if (as_tracer(v)) return I.call(j.fun, a);
-  std::vector<exec::ArrayRef> leaves = leaf_arrays(I, j.fun, a, parts, leaf_values);
+    if (as_tracer(v)) return {};
+  PreparedCall call;
+  call.leaves = leaf_arrays(I, j.fun, a, parts, leaf_values);
   std::vector<types::ArrayType> types;
-  for (auto& l : leaves) types.push_back(l->type);
-  const std::string tree = tree_signature(I, in);
-  CacheEntry* entry = nullptr;
+  types.reserve(call.leaves.size());
+  for (auto& l : call.leaves) types.push_back(l->type);
   for (auto& e : j.cache)
-    if (e.tree == tree && e.types == types && same_statics(I, e.statics, parts.statics)) {
-      entry = &e;
-      break;
+    if (e->types == types && same_tree(I, e->in, in) && same_statics(I, e->statics, parts.statics)) {
+      call.entry = e;
+      return call;
     }
-  if (!entry) {
-    Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, leaves);
-    j.cache.push_back(CacheEntry{parts.statics, tree, types, std::move(tr.fn), std::move(tr.out)});
-    entry = &j.cache.back();
-  }
-  const CacheEntry& e = *entry;
-  auto run = guarded(I, [&] { return exec::run_global(e.fn, leaves, trace::MeshContext::get().concrete()); });
-  std::vector<Value> outs;
-  for (auto& r : run.outputs) outs.push_back(wrap(r));
+  Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, call.leaves);
+  ++j.stats->traces;
+  call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(tr.fn), std::move(tr.out), {}});
+  j.cache.push_back(call.entry);
+  return call;
+}
+
+exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::Placement& p) {
+  for (auto& x : e.execs)
+    if (x.layouts == p.layouts && x.mesh == p.mesh) return x.program;
+  bool hit = false;
+  auto prog = guarded(I, [&] { return exec::compile_global(e.fn, p.mesh, p.layouts, &hit); });
+  if (!hit) ++j.stats->compiles;
+  e.execs.push_back(ExecEntry{p.mesh, p.layouts, prog});
+  return prog;
+}
+
+Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p) {
+  auto outs = guarded(I, [&] { return exec::run_compiled(prog, p); });
+  ++j.stats->calls;
+  count_collectives(*j.stats, prog.parts.ledger);
+  std::vector<Value> values;
+  values.reserve(outs.size());
+  for (auto& r : outs) values.push_back(wrap(std::move(r)));
   size_t pos = 0;
-  return tree_unflatten(I, e.out, outs, pos);
+  return tree_unflatten(I, e.out, values, pos);
+}
+
+}  // namespace jit_detail
+
+namespace {
+
+Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
+  PreparedCall call = prepare_call(I, j, a);
+  if (!call.entry) return I.call(j.fun, a);  // under an outer trace, a nested jit inlines
+  CacheEntry& e = *call.entry;
+  auto placed = guarded(I, [&] { return exec::place_inputs(e.fn, call.leaves, context_mesh()); });
+  auto prog = program_for(I, j, e, placed);
+  return run_program(I, j, e, *prog, placed);
 }
 
 // ---- classes ----------------------------------------------------------------------------------
+
+struct JaxprObj : interp::NativeObj {
+  std::string text;
+  JaxprObj(ClassP c, std::string t) : NativeObj(std::move(c)), text(std::move(t)) {}
+};
 
 ClassP jit_class() {
   static ClassP c = [] {
@@ -268,6 +139,14 @@ void init_jit_class() {
   bi::def(c, "_cache_size", [](Interp& I, CallArgs& a) -> Value {
     JitObj& j = self_jit(I, a, "_cache_size");
     return interp::make_int(static_cast<int64_t>(j.cache.size()));
+  });
+  bi::def(c, "lower", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "lower");
+    CallArgs rest;
+    rest.args.assign(a.args.begin() + 1, a.args.end());
+    rest.kwargs = a.kwargs;
+    rest.loc = a.loc;
+    return lower_jitted(I, a.args.at(0), j, rest);
   });
   bi::def(c, "clear_cache", [](Interp& I, CallArgs& a) -> Value {
     self_jit(I, a, "clear_cache").cache.clear();
@@ -322,7 +201,9 @@ std::vector<std::string> str_list(Interp& I, const Value& v, const char* what) {
 Value make_jit(Interp& I, const Value& fun, JitOptions opts) {
   if (!fun || fun->kind == ObjKind::None) I.raise("TypeError", "jit() missing 1 required positional argument: 'fun'");
   init_jit_class();
-  return std::make_shared<JitObj>(jit_class(), fun, std::move(opts));
+  auto j = std::make_shared<JitObj>(jit_class(), fun, std::move(opts));
+  j->stats = register_stats(fun_name(I, fun));
+  return j;
 }
 
 Value jax_jit(Interp& I, CallArgs& a) {

@@ -1,6 +1,7 @@
 // jax.jit and jax.make_jaxpr: trace a Python function once per input signature (static
-// values + leaf array types) into an IR function, then run it through exec::run_global on
-// every call. Python side effects therefore happen at trace time only.
+// values + leaf array types) into an IR function, compile it once per mesh and input layouts,
+// and keep both, so a cached call only flattens, compares and runs. Python side effects
+// therefore happen at trace time only. jitted.lower(...).compile() exposes the stages.
 #pragma once
 #include "interp/interp.hpp"
 

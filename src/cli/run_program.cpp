@@ -12,8 +12,10 @@
 #include "grammar/parse.hpp"
 #include "interp/interp.hpp"
 #include "api/device_count.hpp"
+#include "api/jit_stats.hpp"
 #include "api/modules.hpp"
 #include "exec/options.hpp"
+#include "exec/timeline.hpp"
 
 namespace shard::cli {
 namespace fs = std::filesystem;
@@ -138,6 +140,25 @@ std::string find_stdlib_dir() {
   return "";
 }
 
+namespace {
+
+// What --trace and --stats write when the program ends (normally or with an error).
+struct ExitReports {
+  explicit ExitReports(const CliOptions& o) : stats(o.stats) {
+    if (!o.trace_file.empty()) exec::timeline_start(o.trace_file);
+  }
+  ~ExitReports() {
+    flush_stdout();
+    exec::timeline_write();
+    if (stats) api::print_jit_stats(std::cerr);
+  }
+  ExitReports(const ExitReports&) = delete;
+  ExitReports& operator=(const ExitReports&) = delete;
+  bool stats;
+};
+
+}  // namespace
+
 int report_internal_error(const std::string& what) {
   write_stderr("internal error: " + what);
   return kExitInternal;
@@ -176,6 +197,7 @@ int run_program(const CliOptions& o) {
     if (o.devices_forced) api::set_forced_device_count(o.devices);
     exec::exec_options().dump_ir = o.dump_ir;
     exec::exec_options().dump_llvm = o.dump_llvm;
+    ExitReports reports(o);
     Interp I(opts);
     try {
       if (o.mode == Mode::Script) I.run_file(o.script);

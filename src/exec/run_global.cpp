@@ -3,14 +3,13 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <iostream>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "exec/options.hpp"
 #include "exec/program.hpp"
-
-#include <iostream>
 
 namespace shard::exec {
 
@@ -25,31 +24,30 @@ std::string function_key(const ir::Function& f) {
   return key;
 }
 
+CompiledProgram::~CompiledProgram() = default;
+
 namespace {
 
-struct Compiled {
-  spmd::Partitioned parts;
-  std::unique_ptr<Executable> exe;
-};
-
 std::mutex g_cache_mu;
-std::unordered_map<std::string, std::shared_ptr<Compiled>>& cache() {
-  static std::unordered_map<std::string, std::shared_ptr<Compiled>> c;
+std::unordered_map<std::string, CompiledRef>& cache() {
+  static std::unordered_map<std::string, CompiledRef> c;
   return c;
 }
 
-std::shared_ptr<Compiled> compile(const ir::Function& global, const types::Mesh& mesh,
-                                  const std::vector<types::PartitionSpec>& layouts, bool& hit) {
+}  // namespace
+
+CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
+                           const std::vector<types::PartitionSpec>& layouts, bool* cache_hit) {
   std::string key = function_key(global) + "|" + mesh.repr() + fmt::format("|{}", fmt::join(mesh.device_ids(), ","));
   for (auto& l : layouts) key += "|" + l.repr();
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto it = cache().find(key);
-  if (it != cache().end()) {
-    hit = true;
-    return it->second;
-  }
-  hit = false;
-  auto c = std::make_shared<Compiled>();
+  if (cache_hit) *cache_hit = it != cache().end();
+  if (it != cache().end()) return it->second;
+  auto c = std::make_shared<CompiledProgram>();
+  c->mesh = mesh;
+  c->in_layouts = layouts;
+  for (auto r : global.results) c->out_types.push_back(global.type(r));
   c->parts = spmd::partition(global, mesh, layouts);
   if (exec_options().dump_ir) {
     std::cout.flush();
@@ -62,7 +60,18 @@ std::shared_ptr<Compiled> compile(const ir::Function& global, const types::Mesh&
   return c;
 }
 
-}  // namespace
+std::vector<ArrayRef> run_compiled(const CompiledProgram& c, const Placement& p) {
+  std::vector<std::vector<BufferRef>> bufs;
+  bufs.reserve(p.inputs.size());
+  for (auto& in : p.inputs) bufs.push_back(in->shards);
+  auto outs = c.exe->run(bufs);
+  std::vector<ArrayRef> result;
+  result.reserve(outs.size());
+  for (size_t r = 0; r < outs.size(); ++r)
+    result.push_back(std::make_shared<Array>(
+        Array{c.out_types[r], NamedSharding(c.mesh, c.parts.out_layouts[r]), p.single_device, std::move(outs[r])}));
+  return result;
+}
 
 ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::PartitionSpec& spec,
                        const ArrayType& new_type, bool single_device) {
@@ -78,19 +87,17 @@ ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::
     auto y = f.new_value(new_type);
     f.ops.push_back(ir::Op{ir::OpKind::ShardingConstraint, {x}, {y}, attrs, {}});
     f.results = {y};
-    bool hit = false;
-    auto c = compile(f, mesh, {a->sharding.spec()}, hit);
+    auto c = compile_global(f, mesh, {a->sharding.spec()});
     auto outs = c->exe->run({a->shards});
-    auto r = std::make_shared<Array>(Array{new_type, NamedSharding(mesh, c->parts.out_layouts[0]), single_device, outs[0]});
-    return r;
+    return std::make_shared<Array>(Array{new_type, NamedSharding(mesh, c->parts.out_layouts[0]), single_device, outs[0]});
   }
   // Across meshes: through the host (a device_put between different device sets).
   auto host = array_to_host(*a);
   return array_from_host(host.data(), new_type, NamedSharding(mesh, spec), single_device);
 }
 
-GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& inputs,
-                     const std::optional<types::Mesh>& context_mesh) {
+Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
+                       const std::optional<types::Mesh>& context_mesh) {
   if (inputs.size() != global.params.size())
     throw std::logic_error(fmt::format("internal error: {} takes {} arrays, got {}", global.name, global.params.size(), inputs.size()));
   // The common mesh: the first committed (mesh) input's; single-device arrays follow it.
@@ -109,33 +116,32 @@ GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& in
   if (!anchor && context_mesh && !context_mesh->empty())
     for (const auto& t : global.value_types)
       if (!t.mesh().empty()) on_context = true;
-  types::Mesh mesh = anchor ? anchor->sharding.mesh()
-                   : on_context ? *context_mesh
-                   : (inputs.empty() ? single_device_mesh(0) : inputs[0]->sharding.mesh());
-  std::vector<ArrayRef> placed;
-  std::vector<types::PartitionSpec> layouts;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ArrayRef in = inputs[i];
+  Placement p{anchor ? anchor->sharding.mesh()
+              : on_context ? *context_mesh
+              : (inputs.empty() ? single_device_mesh(0) : inputs[0]->sharding.mesh()),
+              anchor == nullptr && !on_context, {}, {}};
+  p.inputs.reserve(inputs.size());
+  p.layouts.reserve(inputs.size());
+  for (const ArrayRef& input : inputs) {
+    ArrayRef in = input;
     if ((anchor || on_context) && in->single_device) {
-      auto t = ArrayType::from_sharding(in->type.dtype(), in->type.shape(),
-                                        NamedSharding(mesh, types::PartitionSpec::replicated(in->type.rank())), {},
-                                        in->type.weak_type());
-      in = reshard_array(in, mesh, types::PartitionSpec::replicated(in->type.rank()), t);
+      const auto rep = types::PartitionSpec::replicated(in->type.rank());
+      auto t = ArrayType::from_sharding(in->type.dtype(), in->type.shape(), NamedSharding(p.mesh, rep), {}, in->type.weak_type());
+      in = reshard_array(in, p.mesh, rep, t);
     }
-    layouts.push_back(in->sharding.spec().normalized(in->type.rank()));
-    placed.push_back(std::move(in));
+    p.layouts.push_back(in->sharding.spec().normalized(in->type.rank()));
+    p.inputs.push_back(std::move(in));
   }
+  return p;
+}
+
+GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& inputs,
+                     const std::optional<types::Mesh>& context_mesh) {
+  Placement p = place_inputs(global, inputs, context_mesh);
   GlobalRun result;
-  auto c = compile(global, mesh, layouts, result.cache_hit);
-  std::vector<std::vector<BufferRef>> bufs;
-  for (auto& in : placed) bufs.push_back(in->shards);
-  auto outs = c->exe->run(bufs);
-  const bool single = anchor == nullptr && !on_context;
-  for (size_t r = 0; r < outs.size(); ++r) {
-    const auto& t = global.type(global.results[r]);
-    result.outputs.push_back(std::make_shared<Array>(Array{t, NamedSharding(mesh, c->parts.out_layouts[r]), single, outs[r]}));
-  }
-  result.ledger = &c->parts.ledger;
+  auto c = compile_global(global, p.mesh, p.layouts, &result.cache_hit);
+  result.outputs = run_compiled(*c, p);
+  result.ledger = &c->parts.ledger;  // the cache keeps the program alive
   return result;
 }
 

@@ -1,7 +1,9 @@
 // Runs a global (traced) IR function on arrays: partitions it for the inputs' mesh and
 // layouts, compiles the per-device program once per (function, mesh, layouts) and runs it on
-// the device threads. Eager ops and jit take this same road.
+// the device threads. Eager ops and jit take this same road; jit keeps the CompiledProgram
+// it got (place_inputs + compile_global + run_compiled) so a cached call skips the cache key.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "exec/array.hpp"
@@ -10,16 +12,49 @@
 
 namespace shard::exec {
 
-struct GlobalRun {
-  std::vector<ArrayRef> outputs;
-  const std::vector<spmd::CollectiveRecord>* ledger = nullptr;  // of the compiled program
-  bool cache_hit = false;
+class Executable;
+
+// A global function partitioned and compiled for one mesh and one set of input layouts.
+struct CompiledProgram {
+  types::Mesh mesh;
+  std::vector<types::PartitionSpec> in_layouts;
+  std::vector<ArrayType> out_types;  // the global function's result types
+  spmd::Partitioned parts;           // per-device IR, output layouts, collective ledger
+  std::unique_ptr<Executable> exe;
+  ~CompiledProgram();
+};
+using CompiledRef = std::shared_ptr<const CompiledProgram>;
+
+// The inputs of one call placed on their common mesh.
+struct Placement {
+  types::Mesh mesh;
+  bool single_device = false;  // no committed input and no context mesh: outputs on device 0
+  std::vector<ArrayRef> inputs;
+  std::vector<types::PartitionSpec> layouts;  // normalized to each input's rank
 };
 
 // All inputs must live on one mesh, except single-device arrays, which are first placed
 // replicated on the common mesh (JAX moves uncommitted arrays the same way).
 // `context_mesh`: where programs without committed inputs run (creation ops under
 // use_mesh/set_mesh); none = device 0.
+Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
+                       const std::optional<types::Mesh>& context_mesh);
+
+// Partitions and compiles `global` (through the process-wide cache keyed by function_key,
+// mesh and layouts). `cache_hit`, when given, tells whether it was already compiled.
+CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
+                           const std::vector<types::PartitionSpec>& layouts, bool* cache_hit = nullptr);
+
+// Runs a compiled program on placed inputs (which must have its mesh and layouts).
+std::vector<ArrayRef> run_compiled(const CompiledProgram& c, const Placement& p);
+
+struct GlobalRun {
+  std::vector<ArrayRef> outputs;
+  const std::vector<spmd::CollectiveRecord>* ledger = nullptr;  // of the compiled program
+  bool cache_hit = false;
+};
+
+// place_inputs + compile_global + run_compiled.
 GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& inputs,
                      const std::optional<types::Mesh>& context_mesh = std::nullopt);
 
