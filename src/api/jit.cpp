@@ -49,6 +49,7 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
   CallParts parts = split_call(I, j.fun, j.opts, a);
   std::vector<Value> leaf_values;
   TreeDef in = tree_flatten(I, parts.dynamic, leaf_values);
+  if (trace::current_trace()) return {};  // inside a trace (jit, loop body): inline
   for (auto& v : leaf_values)
     if (as_tracer(v)) return {};
   PreparedCall call;

@@ -111,6 +111,7 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
   if (!ctx.abstract().empty()) abstract = ctx.abstract();  // use_mesh / axis-type scopes win
   auto t = std::make_shared<trace::Trace>(fun_name(I, f), abstract);
   t->set_loc(I.current_loc());
+  trace::TraceScope recording(t);  // ops without tracer operands (creation ops) record here too
 
   // Parameters (resharded to in_shardings per top-level dynamic positional argument).
   std::vector<Value> tracers;

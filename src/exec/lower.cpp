@@ -14,6 +14,7 @@
 #include "codegen/reduce_kernel.hpp"
 #include "exec/host_callback.hpp"
 #include "exec/host_kernels.hpp"
+#include "exec/lower_collectives.hpp"
 #include "exec/lower_control.hpp"
 #include "exec/program.hpp"
 #include "jit/kernel_jit.hpp"
@@ -49,12 +50,6 @@ codegen::ReduceFn cached_reduce(jit::KernelJit& jit, const codegen::ReduceKernel
   auto fn = codegen::compile_reduce(jit, k);
   cache.emplace(std::move(sig), fn);
   return fn;
-}
-
-std::string axes_note(const std::vector<std::string>& axes) {
-  std::vector<std::string> q;
-  for (auto& a : axes) q.push_back("'" + a + "'");
-  return fmt::format("over ({}{})", fmt::join(q, ", "), q.size() == 1 ? "," : "");
 }
 
 size_t bytes_of(const ir::ArrayType& t) { return static_cast<size_t>(t.num_elements()) * types::dtype_size(t.dtype()); }
@@ -267,41 +262,10 @@ class Lowering {
         return;
       }
       case OpKind::DotGeneral: return lower_dot(op);
-      case OpKind::AxisIndex: {
-        Step s = make_step(op);
-        s.run = [axes = a.axes](const StepContext& ctx, const std::vector<const void*>&, const std::vector<void*>& out) {
-          *static_cast<int32_t*>(out[0]) = static_cast<int32_t>(ctx.mesh.axis_index(ctx.device, axes));
-        };
-        emit(std::move(s));
-        return;
-      }
       case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: return lower_dynamic_slice(op);
-      case OpKind::AllReduce: {
-        const auto& t = type(op.operands[0]);
-        Step s = make_step(op);
-        s.run = [groups = exe_.groups_over(a.axes), kind = static_cast<runtime::ReduceKind>(a.reduce), dt = t.dtype(),
-                 n = static_cast<size_t>(t.num_elements()), note = axes_note(a.axes)](
-                    const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
-          auto& g = *(*groups)[ctx.device];
-          runtime::all_reduce(g, g.rank_of(ctx.device), kind, dt, in[0], out[0], n, note);
-        };
-        emit(std::move(s));
-        return;
-      }
-      case OpKind::AllGather: {
-        const auto& t = type(op.operands[0]);
-        int64_t outer = 1, chunk = 1;
-        for (int64_t d = 0; d < static_cast<int64_t>(t.rank()); ++d) (d < a.axis ? outer : chunk) *= t.shape()[d];
-        Step s = make_step(op);
-        s.run = [groups = exe_.groups_over(a.axes), dt = t.dtype(), outer, chunk, note = axes_note(a.axes)](
-                    const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
-          auto& g = *(*groups)[ctx.device];
-          runtime::all_gather(g, g.rank_of(ctx.device), dt, in[0], out[0], static_cast<size_t>(outer),
-                              static_cast<size_t>(chunk), note);
-        };
-        emit(std::move(s));
-        return;
-      }
+      case OpKind::AxisIndex: case OpKind::AllReduce: case OpKind::AllGather: case OpKind::ReduceScatter:
+      case OpKind::AllToAll: case OpKind::CollectivePermute:
+        return emit(lower_collective(op, fn_, make_step(op), exe_));
       default:
         throw std::logic_error(fmt::format("internal error: no lowering for `{}` in a per-device program", ir::op_display_name(op)));
     }

@@ -34,6 +34,13 @@ Executable::Executable(const ir::Function& local, types::Mesh mesh, jit::KernelJ
   if (!problems.empty())
     throw std::logic_error(fmt::format("internal error: invalid per-device IR: {}\n{}", fmt::join(problems, "; "), ir::print(local)));
   lower_function(*this, local, jit, param_slots_, result_slots_);
+  size_t bytes = 0;
+  bool nested = false;
+  for (const auto& st : steps_) {
+    for (auto b : st.out_bytes) bytes += b;
+    nested |= static_cast<bool>(st.run_region);
+  }
+  run_inline_ = groups_.empty() && !nested && bytes * mesh_.device_ids().size() <= (size_t{1} << 16);
 }
 
 Executable::~Executable() = default;
@@ -104,7 +111,11 @@ std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vecto
     run_steps(ctx, steps_, slots);
     for (size_t r = 0; r < result_slots_.size(); ++r) outputs[r][pos] = slots[result_slots_[r]];
   };
-  runtime::global_runtime().launch(devices, body);
+  if (run_inline_) {
+    for (int d : devices) body(d);
+  } else {
+    runtime::global_runtime().launch(devices, body);
+  }
   callbacks.run_all();
   return outputs;
 }

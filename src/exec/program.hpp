@@ -72,6 +72,9 @@ class Executable {
   std::vector<Step> steps_;
   std::vector<int> param_slots_, result_slots_;
   int num_slots_ = 0;
+  // Small programs without collectives run on the calling thread, device after device:
+  // waking 8 device threads costs more than their kernels.
+  bool run_inline_ = false;
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<GroupTable>>> groups_;
   friend void lower_function(Executable&, const ir::Function&, jit::KernelJit&, std::vector<int>&, std::vector<int>&);
 };

@@ -52,6 +52,10 @@ using types::PartitionSpec;
   X(DynamicSlice, "dynamic_slice", -1, 1) /* operand, start indices...; dims: sizes     */ \
   X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1) /* operand, update, starts...    */ \
   /* Control flow: the bodies are regions (Op::regions), each traced once.                */ \
+  X(Fusion, "fusion", -1, 1) /* per-device only: a chain of elementwise / broadcast / convert \
+                                ops as one region, lowered to one LLVM loop (spmd/fusion)  */ \
+  X(ShardMap, "shard_map", -1, -1) /* operands: global values; region: the body on local     \
+                                types; axes: manual axes; specs / specs2: in / out specs   */ \
   X(HostCallback, "debug_callback", -1, 0) /* axis: host callback id (exec/host_callback.hpp) */ \
   X(While, "while", -1, -1)  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
                                 regions: cond (cond_consts, carries) -> bool[],             \
@@ -87,6 +91,7 @@ struct Attrs {
   std::vector<std::string> axes;
   std::vector<std::pair<int64_t, int64_t>> pairs;
   std::optional<PartitionSpec> spec;
+  std::vector<PartitionSpec> specs, specs2;
   std::shared_ptr<const Literal> literal;
 };
 

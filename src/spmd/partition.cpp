@@ -25,6 +25,26 @@ types::Shape local_shape(const types::Shape& global, const PartitionSpec& layout
 
 namespace {
 
+// Drops ops none of whose results is used (all devices drop the same ones, so collectives
+// stay matched). Host callbacks and control flow (which may hold callbacks) always stay.
+void remove_dead_ops(ir::Function& f) {
+  std::vector<bool> used(f.value_types.size(), false);
+  for (auto r : f.results) used[r] = true;
+  std::vector<bool> keep(f.ops.size(), false);
+  for (size_t i = f.ops.size(); i-- > 0;) {
+    const auto& op = f.ops[i];
+    bool live = op.kind == OpKind::HostCallback || !op.regions.empty();
+    for (auto r : op.results) live |= used[r];
+    if (!live) continue;
+    keep[i] = true;
+    for (auto v : op.operands) used[v] = true;
+  }
+  std::vector<ir::Op> ops;
+  for (size_t i = 0; i < f.ops.size(); ++i)
+    if (keep[i]) ops.push_back(std::move(f.ops[i]));
+  f.ops = std::move(ops);
+}
+
 class Partitioner {
  public:
   Partitioner(const ir::Function& g, const types::Mesh& mesh, std::vector<CollectiveRecord>& ledger)
@@ -33,6 +53,9 @@ class Partitioner {
   // `want`: layouts the results must leave in (a loop body's carries); empty = as computed.
   Partitioned run(const std::vector<PartitionSpec>& in_layouts, const std::vector<PartitionSpec>& want = {}) {
     map_.resize(g_.value_types.size());
+    def_.assign(g_.value_types.size(), nullptr);
+    for (const auto& op : g_.ops)
+      for (auto r : op.results) def_[r] = &op;
     for (size_t i = 0; i < g_.params.size(); ++i) {
       auto p = g_.params[i];
       const auto& t = g_.type(p);
@@ -59,6 +82,7 @@ class Partitioner {
     out.local.value_types = fn.value_types;
     out.local.params = fn.params;
     out.local.ops = fn.ops;
+    remove_dead_ops(out.local);
     return out;
   }
 
@@ -71,9 +95,24 @@ class Partitioner {
   const ir::ArrayType& gtype(ir::ValueId v) const { return g_.type(v); }
   std::string why(const ir::Op& op) const { return ir::op_display_name(op); }
 
-  // The value of global `v` in layout `to` (resharding when it differs).
+  // The value of global `v` in layout `to` (resharding when it differs). A replicated
+  // broadcast wanted sharded is broadcast again at the local shape instead of sliced (the
+  // first copy, if nothing else uses it, is then dead code).
   ir::ValueId in_layout(const ir::Op& op, ir::ValueId v, const PartitionSpec& to) {
     const auto& t = gtype(v);
+    const ir::Op* def = def_[v];
+    if (def && def->kind == OpKind::BroadcastInDim && map_[v].layout.all_none() && !to.all_none() && to.size() == t.rank()) {
+      for (auto& [key, local] : rebroadcast_)
+        if (key.first == v && key.second == to) return local;
+      const auto& it = gtype(def->operands[0]);
+      PartitionSpec need = PartitionSpec::replicated(it.rank());
+      for (size_t i = 0; i < def->attrs.dims.size(); ++i)
+        if (it.shape()[i] == t.shape()[def->attrs.dims[i]]) need = with_entry(need, i, to[def->attrs.dims[i]]);
+      auto x = in_layout(*def, def->operands[0], need);
+      auto local = b_.emit(OpKind::BroadcastInDim, {x}, t.dtype(), b_.local_shape(t.shape(), to), def->attrs);
+      rebroadcast_.push_back({{v, to}, local});
+      return local;
+    }
     return b_.reshard(map_[v].id, t.dtype(), t.shape(), map_[v].layout, to, why(op));
   }
 
@@ -399,6 +438,8 @@ class Partitioner {
   }
 
   const ir::Function& g_;
+  std::vector<const ir::Op*> def_;  // the op defining each global value (null for params)
+  std::vector<std::pair<std::pair<ir::ValueId, PartitionSpec>, ir::ValueId>> rebroadcast_;
   const types::Mesh& mesh_;
   std::vector<CollectiveRecord>& ledger_;
   types::AbstractMesh am_;
