@@ -69,7 +69,25 @@ Term sum_unneeded(Trace& t, Term x, const std::string& needed) {
   return {trace::reduce(t, "einsum", codegen::ReduceKind::Sum, x.v, axes, false), kept};
 }
 
-Term contract_pair(Trace& t, Term l, Term r, const std::string& keep, const sharding::OptOutSharding& out) {
+// out_sharding= names the einsum output's dims; the last dot_general produces them in the
+// order batch + lhs free + rhs free (a transpose follows), so its spec is reordered to match.
+sharding::OptOutSharding reorder_out(const sharding::OptOutSharding& out, const std::string& out_labels, const std::string& dot_labels) {
+  if (!out || out_labels == dot_labels) return out;
+  auto reorder = [&](const types::PartitionSpec& spec) {
+    std::vector<types::PartitionSpec::Entry> entries;
+    for (char c : dot_labels) {
+      auto i = out_labels.find(c);
+      entries.push_back(i < spec.size() ? spec[i] : types::PartitionSpec::Entry{});
+    }
+    return types::PartitionSpec(entries);
+  };
+  if (auto* p = std::get_if<types::PartitionSpec>(&*out)) return reorder(*p);
+  const auto& ns = std::get<types::NamedSharding>(*out);
+  return ns.with_spec(reorder(ns.spec()));
+}
+
+Term contract_pair(Trace& t, Term l, Term r, const std::string& keep, const sharding::OptOutSharding& out,
+                   const std::string& out_labels = "") {
   l = sum_unneeded(t, l, keep + r.labels);
   r = sum_unneeded(t, r, keep + l.labels);
   DotDims d;
@@ -91,7 +109,8 @@ Term contract_pair(Trace& t, Term l, Term r, const std::string& keep, const shar
   for (char c : r.labels)
     if (l.labels.find(c) == std::string::npos) rfree += c;
   check_contract(t.type(l.v), t.type(r.v), d);
-  return {trace::dot_general(t, l.v, r.v, d, out, "dot_general"), batch + lfree + rfree};
+  const std::string labels = batch + lfree + rfree;
+  return {trace::dot_general(t, l.v, r.v, d, reorder_out(out, out_labels.empty() ? labels : out_labels, labels), "dot_general"), labels};
 }
 
 struct EinsumSpec {
@@ -158,7 +177,7 @@ ValueId einsum_body(Trace& t, const EinsumSpec& e, const std::vector<ValueId>& i
     std::string keep = e.output;
     for (size_t j = k + 1; j < terms.size(); ++j) keep += terms[j].labels;
     const bool last = k + 1 == terms.size();
-    acc = contract_pair(t, acc, terms[k], keep, last ? out : std::nullopt);
+    acc = contract_pair(t, acc, terms[k], keep, last ? out : std::nullopt, e.output);
   }
   acc = sum_unneeded(t, acc, e.output);
   if (acc.labels == e.output) {

@@ -33,11 +33,8 @@ MESHES = [((2,), ("x",)), ((4,), ("x",)), ((8,), ("x",)),
 # Cases shard gets wrong today, by fnmatch pattern on the case name, with the reason (a
 # minimal reproducer is in the report that added it). They run but do not count; a known
 # failure that passes is reported so it can be taken off this list.
-KNOWN_FAILING = [
-    # jnp.einsum's out_sharding names the einsum result's dims (JAX maps it back through the
-    # final transpose); shard applies it to the dot_general's (i, k) order, then transposes.
-    ("* einsum_ij,jk->ki * [[]fixed: out_sharding*", "einsum out_sharding on a transposed result"),
-]
+# Cases that run but do not count, each with the reason (empty: every case counts).
+KNOWN_FAILING: list[tuple[str, str]] = []
 
 RTOL = 1e-5
 MAX_RESTARTS = 10
