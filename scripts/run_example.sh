@@ -16,7 +16,9 @@ if [ $# -gt 0 ]; then
   shift
   exec "$shard" "$example" "$@"
 fi
-# No arguments: the host language, then arrays sharded over 8 simulated devices.
-"$shard" examples/hello.shard
-echo
-exec "$shard" examples/sharded_arrays.shard
+# No arguments: the host language, arrays sharded over 8 simulated devices, then the FSDP and
+# tensor-parallel MLP layouts with their collective ledgers.
+for example in hello sharded_arrays fsdp_mlp tensor_parallel_mlp; do
+  echo "== examples/$example.shard"
+  "$shard" "examples/$example.shard" || exit
+done

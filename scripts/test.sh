@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds shard and runs every test: the Catch2 unit tests, then the golden tests
-# (tests/golden). The last line is exactly "N passed, N failed" (unit test cases + goldens);
+# (tests/golden, and examples/ against their .out files). The last line is exactly "N passed, N failed" (unit test cases + goldens);
 # the exit status is non-zero if anything failed or did not build.
 #   bash scripts/test.sh          (BUILD_DIR=build by default)
 set -uo pipefail
@@ -50,9 +50,9 @@ fi
 
 # ---- golden tests ----
 shard=$(shard_binary "$BUILD")
-echo "== golden tests ($shard test tests/golden)"
+echo "== golden tests ($shard test tests/golden examples)"
 if [ -x "$shard" ]; then
-  "$shard" test tests/golden 2>&1 | tee "$log"
+  "$shard" test tests/golden examples 2>&1 | tee "$log"  # examples/*.out: what each example prints
   golden_status=${PIPESTATUS[0]}
 else
   echo "$shard not built"
