@@ -143,6 +143,27 @@ void all_reduce(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, 
   });
 }
 
+BufferRef all_reduce_shared(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, const void* in, size_t n,
+                            std::string_view note) {
+  const std::string_view op = reduce_op_name(kind);
+  detail::check_rank(group, rank, op);
+  check_reduction(kind, dtype, op);
+  const size_t es = types::dtype_size(dtype);
+  const std::string what = detail::describe(op, dtype, {n}, "shared", note);
+  BufferRef result = rank == 0 ? DeviceBuffer::allocate(group.device(0), n * es) : nullptr;
+  Endpoint mine{static_cast<const std::byte*>(in), n * es, result ? static_cast<std::byte*>(result->data()) : nullptr,
+                result ? n * es : 0, rank == 0 ? &result : nullptr};
+  const auto [lo, hi] = chunk_of(n, group.size(), rank, es);
+  detail::exchange(group, rank, what, mine, [&](const Peers& peers) {
+    std::vector<const void*> srcs;
+    for (const Endpoint* p : peers) srcs.push_back(p->in);
+    void* dst = peers[0]->out;  // a fresh buffer: it overlaps no input
+    reduce_elements(kind, dtype, srcs.data(), group.size(), lo, &dst, 1, lo, hi - lo);
+    if (rank != 0) result = *peers[0]->shared;  // copied before anyone departs
+  });
+  return result;
+}
+
 void reduce_scatter(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, const void* in, void* out,
                     size_t outer, size_t chunk_elems, std::string_view note) {
   const std::string op = fmt::format("{}_scatter", reduce_op_name(kind));

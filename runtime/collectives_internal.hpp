@@ -20,6 +20,7 @@ struct Endpoint {
   size_t in_bytes = 0;
   std::byte* out = nullptr;
   size_t out_bytes = 0;
+  const BufferRef* shared = nullptr;  // all_reduce_shared: rank 0's output, given to all
 };
 
 using Peers = std::vector<const Endpoint*>;  // indexed by rank

@@ -68,6 +68,10 @@ void bench_size(DeviceRuntime& rt, CollectiveGroup& group, size_t mib) {
       rt.launch_all([&](int d) { all_reduce(group, d, ReduceKind::Sum, DType::F32, in[d]->data(), in[d]->data(), n); });
     });
     report("psum f32, in place", bytes, ms, memcpy_ms);
+    ms = best_ms([&] {
+      rt.launch_all([&](int d) { (void)all_reduce_shared(group, d, ReduceKind::Sum, DType::F32, in[d]->data(), n); });
+    });
+    report("psum f32, shared output", bytes, ms, memcpy_ms);
   }
   {
     auto in = buffers(bytes / kDevices), out = buffers(bytes);

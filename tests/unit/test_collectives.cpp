@@ -259,6 +259,28 @@ TEST_CASE("all_reduce: partially overlapping buffers go through a write-back rou
   }
 }
 
+TEST_CASE("all_reduce_shared: one result buffer, the same for every rank of a group", "[collectives]") {
+  const size_t n = 5000;
+  const auto host = make_inputs<float>(n, ReduceKind::Sum);
+  std::vector<BufferRef> in, out(8);
+  for (int d = 0; d < 8; ++d) {
+    in.push_back(DeviceBuffer::allocate(d, n * sizeof(float)));
+    std::memcpy(in[d]->data(), host[d].data(), n * sizeof(float));
+  }
+  Groups g({{0, 1, 2, 3}, {4, 5, 6, 7}});
+  run(g, [&](int d, CollectiveGroup& group, int rank) {
+    out[d] = all_reduce_shared(group, rank, ReduceKind::Sum, DType::F32, in[d]->data(), n);
+  });
+  for (int d = 0; d < 8; ++d) REQUIRE(out[d] == out[d < 4 ? 0 : 4]);  // one buffer per group
+  REQUIRE(out[0] != out[4]);
+  for (int base : {0, 4})
+    for (size_t i = 0; i < n; ++i) {
+      float expect = host[base][i];
+      for (int d = base + 1; d < base + 4; ++d) expect += host[d][i];
+      REQUIRE(out[base]->as<float>()[i] == expect);
+    }
+}
+
 TEST_CASE("all_gather: [outer][chunk] into slot j of [outer][size][chunk]", "[collectives]") {
   for (DType dtype : {DType::Bool, DType::I32, DType::F64, DType::BF16})
     for (const Partition& p : kPartitions)
