@@ -87,6 +87,8 @@ run_oracle "array printing vs numpy" /usr/bin/python3 tests/numerics/print_oracl
 for oracle in tests/numerics/*/run_oracle.sh; do
   [ -f "$oracle" ] && run_oracle "$(basename "$(dirname "$oracle")") vs numpy" bash "$oracle" "$shard"
 done
+run_oracle "REPL (tmux session, piped stdin)" bash tests/repl/run_oracle.sh "$shard"
+run_oracle "embedding API example" "$BUILD/examples/embed/embed_example"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

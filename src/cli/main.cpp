@@ -29,9 +29,9 @@ int main(int argc, char** argv) {
       case Mode::Test:
         return run_golden_tests(o.test_args);
       case Mode::Repl:
-        return run_repl();
+        return run_repl(o);
       case Mode::Stdin:
-        if (isatty(STDIN_FILENO)) return run_repl();
+        if (isatty(STDIN_FILENO)) return run_repl(o);
         return run_program(o);
       case Mode::Script:
         if (o.emit == "ast") return emit_ast(o);

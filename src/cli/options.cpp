@@ -38,6 +38,7 @@ std::string usage_text() {
   return "usage: shard [OPTIONS] FILE.shard [ARGS...]   run a script\n"
          "       shard [OPTIONS] -c CODE [ARGS...]       run CODE\n"
          "       shard [OPTIONS]                         run stdin (or the REPL on a terminal)\n"
+         "       shard [OPTIONS] repl [SESSION]          the REPL (piped stdin or SESSION: no prompts)\n"
          "       shard test [--update] [-j N] [--timeout S] DIR|FILE...   run golden tests\n"
          "\n"
          "options:\n"
@@ -119,8 +120,10 @@ CliOptions parse_command_line(const std::vector<std::string>& argv) {
       o.test_args = rest_after(i + 1);
       break;
     } else if (arg == "repl") {
+      // `shard repl FILE`: the session's input read from FILE (as if piped), for tests.
       o.mode = Mode::Repl;
-      if (i + 1 < argv.size()) throw UsageError{"'repl' takes no arguments"};
+      if (i + 2 < argv.size()) throw UsageError{"'repl' takes at most one argument (a session file)"};
+      if (i + 1 < argv.size()) o.script = argv[i + 1];
       break;
     } else {
       o.mode = Mode::Script;

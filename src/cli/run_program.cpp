@@ -67,6 +67,10 @@ std::string format_syntax_error(const grammar::SyntaxError& e) {
   return out;
 }
 
+}  // namespace
+
+namespace {
+
 bool class_is_named(const interp::ClassObj* cls, std::string_view name) {
   for (int depth = 0; cls && depth < 64; ++depth) {  // bounded: never trust a cyclic chain
     if (cls->name == name && cls->module == "builtins") return true;
@@ -93,9 +97,13 @@ int system_exit_status(Interp& I, const PyError& e) {
   return kExitError;
 }
 
+}  // namespace
+
+bool is_system_exit(const PyError& e) { return e.exc && class_is_named(e.exc->cls.get(), "SystemExit"); }
+
 int report_uncaught(Interp& I, const PyError& e) {
   flush_stdout();
-  if (e.exc && class_is_named(e.exc->cls.get(), "SystemExit")) {
+  if (is_system_exit(e)) {
     try {
       return system_exit_status(I, e);
     } catch (const PyError&) {
@@ -117,8 +125,6 @@ std::vector<std::string> module_path_for(const std::string& script_dir) {
   if (std::string stdlib = find_stdlib_dir(); !stdlib.empty()) path.push_back(stdlib);
   return path;
 }
-
-}  // namespace
 
 std::string find_stdlib_dir() {
   if (const char* env = std::getenv("SHARD_STDLIB"); env && *env) return env;

@@ -4,7 +4,14 @@
 #pragma once
 #include <string>
 
+#include <vector>
+
 #include "cli/options.hpp"
+
+namespace shard::interp {
+class Interp;
+struct PyError;
+}  // namespace shard::interp
 
 namespace shard::cli {
 
@@ -19,6 +26,15 @@ std::string find_stdlib_dir();
 
 // Runs the program selected by `o` (Mode::Script, Code or Stdin) and returns the exit status.
 int run_program(const CliOptions& o);
+
+// The script error format (shared with the REPL): prints an uncaught Python error as
+// "FILE:LINE:COL: Type: msg", the source line, a caret and the traceback to stderr, and
+// returns kExitError; a SystemExit prints nothing (or its message) and returns its status.
+int report_uncaught(interp::Interp& I, const interp::PyError& e);
+bool is_system_exit(const interp::PyError& e);
+
+// The import path of a program whose own directory is `script_dir`: it, then the stdlib.
+std::vector<std::string> module_path_for(const std::string& script_dir);
 
 // --emit=ast: parses o.script and prints ast::dump of it to stdout.
 int emit_ast(const CliOptions& o);

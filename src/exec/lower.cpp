@@ -1,21 +1,22 @@
 // Lowering of per-device IR ops to executable steps. Data movement ops (broadcast,
 // transpose, slice, rev, concatenate, pad) become strided-copy elementwise kernels, so every
-// element loop is LLVM-generated; reductions get reduction kernels; dot_general is a layout
-// copy plus GEMM; the rest are C++ kernels.
+// element loop is LLVM-generated; fused groups (spmd/fusion) become one such loop each
+// (exec/lower_fusion); reductions get reduction kernels; dot_general is a layout copy plus
+// GEMM; the rest are C++ kernels.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
 #include "codegen/elementwise_kernel.hpp"
 #include "codegen/reduce_kernel.hpp"
 #include "exec/host_callback.hpp"
 #include "exec/host_kernels.hpp"
+#include "exec/kernel_cache.hpp"
 #include "exec/lower_collectives.hpp"
 #include "exec/lower_control.hpp"
+#include "exec/lower_fusion.hpp"
 #include "exec/program.hpp"
 #include "jit/kernel_jit.hpp"
 
@@ -26,31 +27,6 @@ using ir::OpKind;
 using types::DType;
 
 namespace {
-
-// Compiled kernels by signature, shared by every executable of the process.
-codegen::EwFn cached_elementwise(jit::KernelJit& jit, const codegen::ElementwiseKernel& k) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, codegen::EwFn> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto sig = k.signature();
-  auto it = cache.find(sig);
-  if (it != cache.end()) return it->second;
-  auto fn = codegen::compile_elementwise(jit, k);
-  cache.emplace(std::move(sig), fn);
-  return fn;
-}
-
-codegen::ReduceFn cached_reduce(jit::KernelJit& jit, const codegen::ReduceKernel& k) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, codegen::ReduceFn> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto sig = k.signature();
-  auto it = cache.find(sig);
-  if (it != cache.end()) return it->second;
-  auto fn = codegen::compile_reduce(jit, k);
-  cache.emplace(std::move(sig), fn);
-  return fn;
-}
 
 size_t bytes_of(const ir::ArrayType& t) { return static_cast<size_t>(t.num_elements()) * types::dtype_size(t.dtype()); }
 
@@ -137,6 +113,7 @@ class Lowering {
     const auto& a = op.attrs;
     switch (op.kind) {
       case OpKind::Elementwise: return lower_elementwise(op);
+      case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), jit_));
       case OpKind::Constant: {
         auto lit = a.literal;
         Step s = make_step(op);

@@ -10,6 +10,7 @@
 
 #include "exec/options.hpp"
 #include "exec/program.hpp"
+#include "spmd/pipeline.hpp"
 
 namespace shard::exec {
 
@@ -49,6 +50,7 @@ CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
   c->in_layouts = layouts;
   for (auto r : global.results) c->out_types.push_back(global.type(r));
   c->parts = spmd::partition(global, mesh, layouts);
+  spmd::run_device_passes(c->parts.local);  // fusion: what --dump-ir and as_text show is what runs
   if (exec_options().dump_ir) {
     std::cout.flush();
     std::cerr << "--- traced IR of " << global.name << "\n" << ir::print(global) << "\n--- per-device IR on "

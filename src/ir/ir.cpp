@@ -129,6 +129,7 @@ std::string attr_text(const Function& f, const Op& op, const std::string& indent
     }
     case OpKind::DynamicSlice: kv.push_back(fmt::format("slice_sizes={}", ints(a.dims))); break;
     case OpKind::HostCallback: kv.push_back(fmt::format("callback={}", a.axis)); break;
+    case OpKind::Fusion: kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent))); break;
     case OpKind::While:
       kv.push_back(fmt::format("body_jaxpr={}", region_text(op, 1, indent)));
       kv.push_back(fmt::format("body_nconsts={}", a.dims.at(1)));
@@ -236,6 +237,10 @@ void verify_control_flow(const Function& f, const Op& op, const std::string& whe
       if (op.regions[1]->results.size() != carries.size()) problems.push_back(where + ": body result count");
       break;
     }
+    case OpKind::Fusion:
+      if (op.regions.size() != 1 || op.regions[0]->results.size() != 1) { problems.push_back(where + ": malformed fusion"); return; }
+      expect_params(*op.regions[0], ops, "fusion");
+      break;
     case OpKind::Cond:
       if (ops.empty() || op.regions.empty()) { problems.push_back(where + ": malformed cond"); return; }
       for (auto& r : op.regions) {
@@ -305,6 +310,64 @@ std::vector<std::string> verify(const Function& f) {
   for (auto r : f.results)
     if (check_id(r, "result") && !defined[r]) problems.push_back(fmt::format("result {} is never defined", var_name(r)));
   return problems;
+}
+
+namespace {
+
+void mix(size_t& h, size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
+
+void hash_ints(size_t& h, const std::vector<int64_t>& v) {
+  mix(h, v.size());
+  for (auto x : v) mix(h, std::hash<int64_t>{}(x));
+}
+
+void hash_type(size_t& h, const ArrayType& t) {
+  mix(h, static_cast<size_t>(t.dtype()));
+  hash_ints(h, t.shape());
+  mix(h, t.weak_type());  // shardings are left to structurally_equal
+}
+
+bool same_attrs(const Attrs& a, const Attrs& b) {
+  if (a.ew != b.ew || a.reduce != b.reduce || a.dims != b.dims || a.dims2 != b.dims2 || a.dims3 != b.dims3 ||
+      a.dims4 != b.dims4 || a.axis != b.axis || a.axis2 != b.axis2 || a.flag != b.flag || a.dtype != b.dtype ||
+      a.axes != b.axes || a.pairs != b.pairs || a.spec != b.spec || a.specs != b.specs || a.specs2 != b.specs2)
+    return false;
+  if (!a.literal || !b.literal) return !a.literal && !b.literal;
+  return a.literal == b.literal || a.literal->bytes == b.literal->bytes;
+}
+
+}  // namespace
+
+size_t structural_hash(const Function& f) {
+  size_t h = f.value_types.size();
+  for (auto& t : f.value_types) hash_type(h, t);
+  for (auto p : f.params) mix(h, static_cast<size_t>(p));
+  for (auto r : f.results) mix(h, static_cast<size_t>(r) * 31);
+  for (const Op& op : f.ops) {
+    mix(h, static_cast<size_t>(op.kind));
+    mix(h, static_cast<size_t>(op.attrs.ew) * 131 + static_cast<size_t>(op.attrs.reduce));
+    for (auto v : op.operands) mix(h, static_cast<size_t>(v));
+    hash_ints(h, op.attrs.dims);
+    mix(h, static_cast<size_t>(op.attrs.axis));
+    if (op.attrs.literal) mix(h, std::hash<std::string_view>{}(std::string_view(
+                                     reinterpret_cast<const char*>(op.attrs.literal->bytes.data()), op.attrs.literal->bytes.size())));
+    for (auto& r : op.regions) mix(h, structural_hash(*r));
+  }
+  return h;
+}
+
+bool structurally_equal(const Function& a, const Function& b) {
+  if (a.value_types != b.value_types || a.params != b.params || a.results != b.results || a.ops.size() != b.ops.size())
+    return false;
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    const Op &x = a.ops[i], &y = b.ops[i];
+    if (x.kind != y.kind || x.operands != y.operands || x.results != y.results || !same_attrs(x.attrs, y.attrs) ||
+        x.regions.size() != y.regions.size())
+      return false;
+    for (size_t r = 0; r < x.regions.size(); ++r)
+      if (x.regions[r] != y.regions[r] && !structurally_equal(*x.regions[r], *y.regions[r])) return false;
+  }
+  return true;
 }
 
 }  // namespace shard::ir

@@ -128,6 +128,11 @@ std::string op_display_name(const Op& op);
 //     in (c,) }
 std::string print(const Function& f);
 
+// Structural identity of functions (ops, attributes, literal bytes, types, regions; not source
+// locations): the compile cache's key without printing the IR.
+size_t structural_hash(const Function& f);
+bool structurally_equal(const Function& a, const Function& b);
+
 // Checks operand/result counts, ids, shapes and dtypes of every op; returns the problems
 // (empty when valid). An invalid IR is a bug in shard, reported as an internal error.
 std::vector<std::string> verify(const Function& f);

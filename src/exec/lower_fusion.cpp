@@ -1,0 +1,191 @@
+#include "exec/lower_fusion.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "exec/host_kernels.hpp"
+#include "exec/kernel_cache.hpp"
+
+namespace shard::exec {
+
+namespace {
+
+using codegen::EwOp;
+using ir::OpKind;
+using ir::ValueId;
+
+// Where a value's element is read, as a function of the loop index i (the result's index):
+// per dim k of the value, index_k = c + sum_d coef[d] * i_d. View ops transform these maps
+// backwards from the result to the region inputs, where they become strides and offsets.
+struct Affine {
+  std::vector<int64_t> coef;
+  int64_t c = 0;
+};
+using IndexMap = std::vector<Affine>;
+
+std::string map_key(ValueId v, const IndexMap& m) {
+  std::string s = fmt::format("{}", v);
+  for (auto& a : m) s += fmt::format("|{}+{}", fmt::join(a.coef, ","), a.c);
+  return s;
+}
+
+class Builder {
+ public:
+  explicit Builder(const ir::Function& r) : r_(r) {
+    producer_.assign(r.value_types.size(), -1);
+    for (size_t i = 0; i < r.ops.size(); ++i)
+      for (auto v : r.ops[i].results) producer_[v] = static_cast<int>(i);
+    param_index_.assign(r.value_types.size(), -1);
+    for (size_t i = 0; i < r.params.size(); ++i) param_index_[r.params[i]] = static_cast<int>(i);
+  }
+
+  FusedKernel build() {
+    if (r_.results.size() != 1) throw std::logic_error("internal error: a fusion region has one result");
+    const ValueId root = r_.results[0];
+    const auto& shape = r_.type(root).shape();
+    rank_ = shape.size();
+    out_.kernel.shape = shape;
+    IndexMap identity(rank_);
+    for (size_t k = 0; k < rank_; ++k) {
+      identity[k].coef.assign(rank_, 0);
+      identity[k].coef[k] = 1;
+    }
+    out_.kernel.outputs = {node(root, identity)};
+    return std::move(out_);
+  }
+
+ private:
+  const ir::Op* op_of(ValueId v) const { return producer_[v] < 0 ? nullptr : &r_.ops[producer_[v]]; }
+  bool is_buffer(ValueId v) const {
+    const ir::Op* op = op_of(v);
+    return !op || op->kind == OpKind::Constant;
+  }
+  IndexMap zero_map(size_t rank) const { return IndexMap(rank, Affine{std::vector<int64_t>(rank_, 0), 0}); }
+
+  int push(codegen::EwNode n) {
+    out_.kernel.nodes.push_back(std::move(n));
+    return static_cast<int>(out_.kernel.nodes.size() - 1);
+  }
+
+  // The node computing value v at index map m (one node per distinct (v, m)).
+  int node(ValueId v, const IndexMap& m) {
+    auto key = map_key(v, m);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    const int n = compute(v, m);
+    memo_.emplace(std::move(key), n);
+    return n;
+  }
+
+  int compute(ValueId v, const IndexMap& m) {
+    const ir::Op* op = op_of(v);
+    const auto& vt = r_.type(v);
+    if (!op || op->kind == OpKind::Constant) return read(v, vt.shape(), m);
+    const auto& a = op->attrs;
+    switch (op->kind) {
+      case OpKind::Elementwise: {
+        std::vector<int> args;
+        for (auto u : op->operands) {
+          if (r_.type(u).shape() != vt.shape()) throw std::logic_error("internal error: fused elementwise operand shape");
+          args.push_back(node(u, m));
+        }
+        return push({a.ew, vt.dtype(), std::move(args)});
+      }
+      case OpKind::BroadcastInDim: {
+        const ValueId u = op->operands[0];
+        const auto& us = r_.type(u).shape();
+        IndexMap mu = zero_map(us.size());
+        for (size_t i = 0; i < us.size(); ++i)
+          if (us[i] != 1) mu[i] = m[a.dims[i]];
+        return node(u, mu);
+      }
+      case OpKind::Transpose: {  // result dim j is operand dim perm[j]
+        IndexMap mu(m.size());
+        for (size_t j = 0; j < a.dims.size(); ++j) mu[a.dims[j]] = m[j];
+        return node(op->operands[0], mu);
+      }
+      case OpKind::Slice: {  // operand index = start + stride * result index
+        IndexMap mu = m;
+        for (size_t d = 0; d < mu.size(); ++d) {
+          const int64_t step = a.dims3.empty() ? 1 : a.dims3[d];
+          for (auto& c : mu[d].coef) c *= step;
+          mu[d].c = a.dims[d] + step * mu[d].c;
+        }
+        return node(op->operands[0], mu);
+      }
+      case OpKind::Rev: {  // operand index = n - 1 - result index
+        IndexMap mu = m;
+        for (auto d : a.dims) {
+          for (auto& c : mu[d].coef) c = -c;
+          mu[d].c = vt.shape()[d] - 1 - mu[d].c;
+        }
+        return node(op->operands[0], mu);
+      }
+      case OpKind::Reshape: {
+        const ValueId u = op->operands[0];
+        // A buffer is row-major either way: read it as if it had the result's shape.
+        if (is_buffer(u)) return read(u, vt.shape(), m);
+        if (r_.type(u).num_elements() == 1) return node(u, zero_map(r_.type(u).rank()));
+        throw std::logic_error("internal error: fused reshape of a non-contiguous value");
+      }
+      default:
+        throw std::logic_error(fmt::format("internal error: `{}` inside a fusion", ir::op_display_name(*op)));
+    }
+  }
+
+  // An input node reading buffer value v (a region parameter or a constant), laid out
+  // row-major in `shape`, at index map m.
+  int read(ValueId v, const types::Shape& shape, const IndexMap& m) {
+    const auto cs = contiguous_strides(shape);
+    codegen::EwInput in{r_.type(v).dtype(), std::vector<int64_t>(rank_, 0), 0};
+    for (size_t k = 0; k < shape.size(); ++k) {
+      in.offset += cs[k] * m[k].c;
+      for (size_t d = 0; d < rank_; ++d) in.strides[d] += cs[k] * m[k].coef[d];
+    }
+    const ir::Op* op = op_of(v);
+    out_.kernel.inputs.push_back(std::move(in));
+    out_.operand.push_back(op ? -1 : param_index_[v]);
+    out_.literal.push_back(op ? op->attrs.literal : nullptr);
+    if (op && !op->attrs.literal) throw std::logic_error("internal error: fused constant without data");
+    const int index = static_cast<int>(out_.kernel.inputs.size() - 1);
+    return push({EwOp::Input, r_.type(v).dtype(), {}, index});
+  }
+
+  const ir::Function& r_;
+  std::vector<int> producer_, param_index_;
+  size_t rank_ = 0;
+  std::map<std::string, int> memo_;
+  FusedKernel out_;
+};
+
+}  // namespace
+
+FusedKernel build_fused_kernel(const ir::Function& region) { return Builder(region).build(); }
+
+Step lower_fusion(const ir::Op& op, Step s, jit::KernelJit& jit) {
+  if (op.regions.size() != 1) throw std::logic_error("internal error: a fusion has one region");
+  FusedKernel fk = build_fused_kernel(*op.regions[0]);
+  if (num_elements(fk.kernel.shape) == 0) {  // nothing to compute (and no loop to run)
+    s.run = [](const StepContext&, const std::vector<const void*>&, const std::vector<void*>&) {};
+    return s;
+  }
+  auto fn = cached_elementwise(jit, fk.kernel);
+  s.run = [fn, operand = std::move(fk.operand), literal = std::move(fk.literal)](
+              const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
+    constexpr size_t kInline = 16;  // no allocation for the usual handful of inputs
+    const void* inline_ptrs[kInline];
+    std::vector<const void*> heap_ptrs;
+    const void** ptrs = inline_ptrs;
+    if (operand.size() > kInline) {
+      heap_ptrs.resize(operand.size());
+      ptrs = heap_ptrs.data();
+    }
+    for (size_t i = 0; i < operand.size(); ++i) ptrs[i] = operand[i] >= 0 ? in[operand[i]] : literal[i]->bytes.data();
+    fn(ptrs, out.data());
+  };
+  return s;
+}
+
+}  // namespace shard::exec
