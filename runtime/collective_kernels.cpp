@@ -47,7 +47,8 @@ void check_reduction(ReduceKind kind, DType dtype, std::string_view op) {
 
 namespace {
 
-// Integer sum/prod go through the unsigned type: wrap-around instead of undefined overflow.
+// Integer sum/prod go through the unsigned type: wrap-around instead of undefined overflow
+// (types narrower than int through unsigned int, or uint16 * uint16 would overflow int).
 template <class T>
 struct WideOf {
   using type = T;
@@ -55,7 +56,7 @@ struct WideOf {
 template <class T>
   requires std::is_integral_v<T>
 struct WideOf<T> {
-  using type = std::make_unsigned_t<T>;
+  using type = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 };
 template <class T>
 using Wide = typename WideOf<T>::type;
@@ -179,6 +180,9 @@ ReduceFn pick(ReduceKind kind, DType dtype) {
     case DType::F64: return pick_op<double>(kind);
     case DType::I32: return pick_op<int32_t>(kind);
     case DType::I64: return pick_op<int64_t>(kind);
+    case DType::U8: return pick_op<uint8_t>(kind);
+    case DType::U16: return pick_op<uint16_t>(kind);
+    case DType::U32: return pick_op<uint32_t>(kind);
     case DType::Bool:  // stored as 0/1 bytes: logical or / and
       return (kind == ReduceKind::Sum || kind == ReduceKind::Max || kind == ReduceKind::Or)
                  ? reduce_typed<uint8_t, OrOp>

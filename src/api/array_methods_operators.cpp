@@ -95,6 +95,8 @@ const BinSpec kBinary[] = {
     {"__and__", "__rand__", "and", EwOp::And},
     {"__or__", "__ror__", "or", EwOp::Or},
     {"__xor__", "__rxor__", "xor", EwOp::Xor},
+    {"__lshift__", "__rlshift__", "shift_left", EwOp::ShiftLeft},
+    {"__rshift__", "__rrshift__", "shift_right", EwOp::ShiftRightArithmetic},  // logical if unsigned
 };
 
 const BinSpec kCompare[] = {

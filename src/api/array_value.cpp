@@ -10,6 +10,7 @@
 #include "interp/builtins/support.hpp"
 #include "runtime/rendezvous.hpp"
 #include "trace/trace.hpp"
+#include "types/element_io.hpp"
 
 namespace shard::api {
 
@@ -68,8 +69,9 @@ void store_as(DType dt, double v, uint8_t* dst) {
   switch (dt) {
     case DType::F32: { float x = static_cast<float>(v); std::memcpy(dst, &x, 4); break; }
     case DType::F64: std::memcpy(dst, &v, 8); break;
-    case DType::I32: { int32_t x = static_cast<int32_t>(static_cast<int64_t>(v)); std::memcpy(dst, &x, 4); break; }
-    case DType::I64: { int64_t x = static_cast<int64_t>(v); std::memcpy(dst, &x, 8); break; }
+    case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
+      types::store_int_element(dt, static_cast<int64_t>(v), dst);  // through int64, wrapping
+      break;
     case DType::Bool: *dst = v != 0; break;
     default: throw types::ShardingError("TypeError", "float16/bfloat16 arrays are not supported yet");
   }
@@ -78,15 +80,15 @@ double load_as(DType dt, const uint8_t* src) {
   switch (dt) {
     case DType::F32: { float x; std::memcpy(&x, src, 4); return x; }
     case DType::F64: { double x; std::memcpy(&x, src, 8); return x; }
-    case DType::I32: { int32_t x; std::memcpy(&x, src, 4); return x; }
-    case DType::I64: { int64_t x; std::memcpy(&x, src, 8); return static_cast<double>(x); }
+    case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
+      return static_cast<double>(types::load_int_element(dt, src));
     case DType::Bool: return *src ? 1 : 0;
     default: return 0;
   }
 }
 
 // Converts row-major data between dtypes on the host (what numpy.asarray(x, dtype) does
-// before a transfer). int64 <-> int32 goes through int64 exactly.
+// before a transfer). Integer <-> integer goes through int64 exactly (wrapping).
 std::vector<uint8_t> convert_host(const std::vector<uint8_t>& in, DType from, DType to) {
   if (from == to) return in;
   const size_t n = in.size() / types::dtype_size(from);
@@ -95,9 +97,7 @@ std::vector<uint8_t> convert_host(const std::vector<uint8_t>& in, DType from, DT
     const uint8_t* s = in.data() + i * types::dtype_size(from);
     uint8_t* d = out.data() + i * types::dtype_size(to);
     if (types::is_int(from) && types::is_int(to)) {
-      int64_t x = from == DType::I64 ? *reinterpret_cast<const int64_t*>(s) : *reinterpret_cast<const int32_t*>(s);
-      if (to == DType::I64) std::memcpy(d, &x, 8);
-      else { int32_t y = static_cast<int32_t>(x); std::memcpy(d, &y, 4); }
+      types::store_int_element(to, types::load_int_element(from, s), d);
     } else {
       store_as(to, load_as(from, s), d);
     }
@@ -123,10 +123,10 @@ void collect(Interp& I, const Value& v, size_t depth, Collected& c) {
     c.array_dtype = dt;
     const size_t n = static_cast<size_t>(types::shape_product(shape));
     for (size_t i = 0; i < n; ++i) {
-      double x = load_as(dt, bytes.data() + i * types::dtype_size(dt));
-      c.leaves.push_back(types::is_float(dt) ? interp::make_float(x)
-                         : dt == DType::Bool ? interp::make_bool(x != 0)
-                                             : interp::make_int(static_cast<int64_t>(x)));
+      const uint8_t* p = bytes.data() + i * types::dtype_size(dt);
+      c.leaves.push_back(types::is_float(dt) ? interp::make_float(load_as(dt, p))
+                         : dt == DType::Bool ? interp::make_bool(*p != 0)
+                                             : interp::make_int(types::load_int_element(dt, p)));
     }
     (types::is_float(dt) ? c.has_float : dt == DType::Bool ? c.has_bool : c.has_int) = true;
     return;
@@ -169,9 +169,7 @@ exec::ArrayRef host_array_from_python(Interp& I, const Value& data, std::optiona
     const Value& v = c.leaves[i];
     uint8_t* d = bytes.data() + i * types::dtype_size(dt);
     if (v->kind == ObjKind::Int && types::is_int(dt)) {
-      int64_t x = static_cast<interp::IntObj&>(*v).v;
-      if (dt == DType::I64) std::memcpy(d, &x, 8);
-      else { int32_t y = static_cast<int32_t>(x); std::memcpy(d, &y, 4); }
+      types::store_int_element(dt, static_cast<interp::IntObj&>(*v).v, d);
     } else {
       double x = v->kind == ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
                : v->kind == ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)

@@ -7,7 +7,9 @@
 #include "api/device_count.hpp"
 #include "api/jit.hpp"
 #include "api/modules.hpp"
+#include "api/shard_map.hpp"
 #include "api/sharding_objects.hpp"
+#include "api/visualize.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
@@ -250,14 +252,6 @@ Value jax_reshard(Interp& I, CallArgs& a) {
   return reshard_tree(I, p.get("xs"), p.get("out_shardings"), 0);
 }
 
-// auto_axes / explicit_axes land with the mixed-mode work; until then calling them says so.
-Value not_yet(const char* name) {
-  std::string n = name;
-  return interp::make_builtin(name, [n](Interp& I, CallArgs&) -> Value {
-    I.raise("NotImplementedError", fmt::format("jax.experimental.shard.{} is not implemented yet (it comes with issue 7)", n));
-  });
-}
-
 // ---- typeof / meshes --------------------------------------------------------------------------
 
 Value jax_typeof(Interp& I, CallArgs& a) {
@@ -377,6 +371,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
   });
   add(m, "make_mesh", jax_make_mesh);
   install_jit(I, m);
+  install_shard_map(I, m);  // jax.shard_map (shard_map.cpp)
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());
@@ -384,6 +379,8 @@ void fill_jax(Interp& I, ModuleObj& m) {
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.random", "random"}})
     bind_submodule(I, m, dotted, leaf);
+  if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
+    install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));  // axis_type_scopes.cpp
 }
 
 void fill_sharding(Interp& I, ModuleObj& m) {
@@ -400,8 +397,7 @@ void fill_sharding(Interp& I, ModuleObj& m) {
   add(m, "get_abstract_mesh", jax_get_abstract_mesh);
   add(m, "get_mesh", jax_get_mesh);
   add(m, "reshard", jax_reshard);
-  m.dict.set("auto_axes", not_yet("auto_axes"));
-  m.dict.set("explicit_axes", not_yet("explicit_axes"));
+  install_axis_type_scopes(m);
 }
 
 void fill_experimental(Interp& I, ModuleObj& m) {
@@ -412,15 +408,12 @@ void fill_experimental(Interp& I, ModuleObj& m) {
 void fill_experimental_shard(Interp& I, ModuleObj& m) {
   init_classes();
   add(m, "reshard", jax_reshard);
-  m.dict.set("auto_axes", not_yet("auto_axes"));
-  m.dict.set("explicit_axes", not_yet("explicit_axes"));
+  install_axis_type_scopes(m);
 }
 
-// jax.debug: visualize_array_sharding comes with its own issue; print (debug_print.cpp).
+// jax.debug: visualize/inspect_array_sharding (visualize.cpp); print (debug_print.cpp).
 void fill_debug(Interp& I, ModuleObj& m) {
-  add(m, "visualize_array_sharding", [](Interp& I2, CallArgs&) -> Value {
-    I2.raise("NotImplementedError", "jax.debug.visualize_array_sharding is not implemented yet");
-  });
+  install_visualize(m);
   add(m, "print", jax_debug_print);
   (void)I;
 }
@@ -432,6 +425,7 @@ void register_jax_modules() {
   interp::Interp::register_builtin_module("jax.sharding", fill_sharding);
   interp::Interp::register_builtin_module("jax.experimental", fill_experimental);
   interp::Interp::register_builtin_module("jax.experimental.shard", fill_experimental_shard);
+  interp::Interp::register_builtin_module("jax.experimental.shard_map", fill_experimental_shard_map);
   interp::Interp::register_builtin_module("jax.debug", fill_debug);
   init_classes();
   install_array_placement();

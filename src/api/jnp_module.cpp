@@ -54,6 +54,7 @@ void register_jnp_module() {
       DType d;
     };
     for (D d : {D{"float32", DType::F32}, D{"float64", DType::F64}, D{"int32", DType::I32}, D{"int64", DType::I64},
+                D{"uint8", DType::U8}, D{"uint16", DType::U16}, D{"uint32", DType::U32},
                 D{"bool_", DType::Bool}, D{"bool", DType::Bool}, D{"bfloat16", DType::BF16}, D{"float16", DType::F16}})
       m.dict.set(d.name, scalar_type_value(d.d, false));
     m.dict.set("float_", scalar_type_value(DType::F64, false));

@@ -174,6 +174,11 @@ std::vector<Binary> binary_table() {
       {"bitwise_and", simple("and", EwOp::And)},
       {"bitwise_or", simple("or", EwOp::Or)},
       {"bitwise_xor", simple("xor", EwOp::Xor)},
+      // right shifts are logical for unsigned operands (trace::binary picks)
+      {"left_shift", simple("shift_left", EwOp::ShiftLeft)},
+      {"bitwise_left_shift", simple("shift_left", EwOp::ShiftLeft)},
+      {"right_shift", simple("shift_right", EwOp::ShiftRightArithmetic)},
+      {"bitwise_right_shift", simple("shift_right", EwOp::ShiftRightArithmetic)},
       {"logical_and", logical("and", EwOp::And)},
       {"logical_or", logical("or", EwOp::Or)},
       {"logical_xor", logical("xor", EwOp::Xor)},

@@ -9,6 +9,7 @@
 
 #include "api/device_count.hpp"
 #include "api/dtype_value.hpp"
+#include "api/lax_collectives.hpp"
 #include "api/lax_control.hpp"
 #include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
@@ -126,6 +127,7 @@ std::vector<Value> index_operands(Interp& I, const Value& v) {
 void register_lax_module() {
   Interp::register_builtin_module("jax.lax", [](Interp& I, ModuleObj& m) {
     install_lax_control(I, m);  // scan, fori_loop, while_loop, cond, switch (lax_control.cpp)
+    install_lax_collectives(I, m);  // psum, all_gather, ppermute, pvary, ... (lax_collectives.cpp)
     // Every lax function may be the first device use.
     auto def_fn = [](ModuleObj& mod, const std::string& name, NativeFn fn) {
       api::def_fn(mod, name, [fn](Interp& I, CallArgs& a) {

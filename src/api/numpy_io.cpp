@@ -29,6 +29,9 @@ std::string descr_of(DType d) {
     case DType::Bool: return "|b1";
     case DType::I32: return "<i4";
     case DType::I64: return "<i8";
+    case DType::U8: return "|u1";
+    case DType::U16: return "<u2";
+    case DType::U32: return "<u4";
     case DType::F16: return "<f2";
     case DType::F32: return "<f4";
     case DType::F64: return "<f8";
@@ -144,10 +147,13 @@ std::pair<DType, bool> dtype_of_descr(Interp& I, const std::string& descr) {
   if (code == "b1") return {DType::Bool, false};
   if (code == "i4") return {DType::I32, swap};
   if (code == "i8") return {DType::I64, swap};
+  if (code == "u1") return {DType::U8, false};
+  if (code == "u2") return {DType::U16, swap};
+  if (code == "u4") return {DType::U32, swap};
   if (code == "f2") return {DType::F16, swap};
   if (code == "f4") return {DType::F32, swap};
   if (code == "f8") return {DType::F64, swap};
-  I.raise("ValueError", fmt::format("np.load: dtype '{}' is not supported (supported: bool, int32, int64, float16, float32, float64)", descr));
+  I.raise("ValueError", fmt::format("np.load: dtype '{}' is not supported (supported: bool, int32, int64, uint8, uint16, uint32, float16, float32, float64)", descr));
 }
 
 Value np_load(Interp& I, CallArgs& a) {

@@ -58,20 +58,7 @@ namespace {
 int kind_rank(DType d) { return d == DType::Bool ? 0 : types::is_int(d) ? 1 : 2; }
 }  // namespace
 
-DType promote(DType a, DType b) {
-  if (a == b) return a;
-  const int ka = kind_rank(a), kb = kind_rank(b);
-  if (ka != kb) {
-    if (ka == 0) return b;
-    if (kb == 0) return a;
-    // int32/int64 with any float: float16/float32 cannot hold them, numpy widens to float64.
-    return DType::F64;
-  }
-  if (ka == 1) return types::dtype_size(a) >= types::dtype_size(b) ? a : b;
-  // Floats: f16 + bf16 -> f32 (JAX's lattice; numpy has no bfloat16).
-  if ((a == DType::F16 && b == DType::BF16) || (a == DType::BF16 && b == DType::F16)) return DType::F32;
-  return types::dtype_size(a) >= types::dtype_size(b) ? a : b;
-}
+DType promote(DType a, DType b) { return trace::numpy_promote_types(a, b); }
 
 DType result_type(const std::vector<Operand>& ops) {
   // numpy 1.24 value-based casting: scalars (Python numbers, 0-d arrays) only take part when
@@ -366,7 +353,7 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   init_device_classes();
   m.dict.set("__version__", interp::make_str("1.24.2"));
   m.dict.set("ndarray", ndarray_class());
-  for (DType d : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64})
+  for (DType d : {DType::Bool, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::F16, DType::F32, DType::F64})
     m.dict.set(d == DType::Bool ? "bool_" : std::string(types::dtype_name(d)), scalar_type_value(d, true));
   m.dict.set("int_", scalar_type_value(DType::I64, true));
   m.dict.set("float_", scalar_type_value(DType::F64, true));

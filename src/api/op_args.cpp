@@ -9,6 +9,7 @@
 #include "exec/array.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"
+#include "types/element_io.hpp"
 
 namespace shard::api {
 
@@ -108,22 +109,7 @@ DType storage_dtype(DType d, bool host) { return host ? d : trace::canonicalize_
 namespace {
 int category(DType d) { return d == DType::Bool ? 0 : types::is_int(d) ? 1 : 2; }
 
-// numpy.promote_types over the dtypes shard has.
-DType numpy_promote(DType a, DType b) {
-  if (a == b) return a;
-  int ca = category(a), cb = category(b);
-  if (ca != cb) {
-    if (ca > cb) std::swap(a, b), std::swap(ca, cb);
-    if (ca == 0) return b;  // bool with anything
-    // int with float: float64 unless float16 with... numpy: int32/int64 + f16/f32 -> f64.
-    return DType::F64;
-  }
-  if (ca == 1) return DType::I64;
-  // floats: the wider (bf16 + f16 -> f32)
-  auto rank = [](DType d) { return d == DType::F64 ? 3 : d == DType::F32 ? 2 : 1; };
-  if (rank(a) == rank(b)) return DType::F32;
-  return rank(a) > rank(b) ? a : b;
-}
+DType numpy_promote(DType a, DType b) { return trace::numpy_promote_types(a, b); }
 }  // namespace
 
 std::optional<DType> numpy_binary_dtype(const std::vector<Value>& operands, bool true_divide) {
@@ -226,8 +212,8 @@ float half_to_float(uint16_t h, bool bf16) {
 Value element_value(DType dt, const uint8_t* p) {
   switch (dt) {
     case DType::Bool: return interp::make_bool(*p != 0);
-    case DType::I32: { int32_t x; std::memcpy(&x, p, 4); return interp::make_int(x); }
-    case DType::I64: { int64_t x; std::memcpy(&x, p, 8); return interp::make_int(x); }
+    case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
+      return interp::make_int(types::load_int_element(dt, p));
     case DType::F32: { float x; std::memcpy(&x, p, 4); return interp::make_float(x); }
     case DType::F64: { double x; std::memcpy(&x, p, 8); return interp::make_float(x); }
     case DType::F16: case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); return interp::make_float(half_to_float(h, dt == DType::BF16)); }

@@ -23,7 +23,7 @@ namespace {
 
 // A typed key array (dtype key<fry>): its shape is the data's shape without the trailing 2.
 struct KeyArrayObj : interp::NativeObj {
-  Value data;  // an array or tracer of uint32[..., 2] (held as int32, see ops_random.hpp)
+  Value data;  // an array or tracer of uint32[..., 2]
   KeyArrayObj(ClassP c, Value d) : NativeObj(std::move(c)), data(std::move(d)) {}
 };
 
@@ -156,15 +156,9 @@ Value key_repr(Interp& I, const KeyArrayObj& k) {
   const std::string head = fmt::format("Array({}, dtype=key<fry>)", array::shape_to_string(key_shape(t)));
   auto* arr = as_array(k.data);
   if (!arr) return interp::make_str(fmt::format("Traced<key<fry>[{}]>", fmt::join(key_shape(t), ",")));
-  // The overlay prints the uint32 words: zero-extended into int64 for numpy's text.
+  // The overlay prints the uint32 words as numpy's str does.
   auto bytes = exec::array_to_host(*arr->array);
-  std::vector<int64_t> words(bytes.size() / 4);
-  for (size_t i = 0; i < words.size(); ++i) {
-    uint32_t w;
-    std::memcpy(&w, bytes.data() + 4 * i, 4);
-    words[i] = w;
-  }
-  array::ArrayView view{DType::I64, t.shape(), words.data()};
+  array::ArrayView view{t.dtype(), t.shape(), bytes.data()};
   (void)I;
   return interp::make_str(head + " overlaying:\n" + array::format_array_str(view));
 }
@@ -238,6 +232,13 @@ Value r_bits(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "bits", {"key", "shape=", "dtype=", "*", "out_sharding="});
   KeyArg k = key_arg(I, p.get("key"), "bits");
   Shape shape = random_shape(I, p.get("shape"), "bits");
+  if (!is_none(p.get("dtype"))) {  // JAX's default and (x64 off) only 32-bit choice: uint32
+    DType dt = storage_dtype(require_dtype(I, p.get("dtype")), false);
+    if (!types::is_unsigned(dt))
+      I.raise("ValueError", fmt::format("dtype argument to `bits` must be an unsigned int dtype, got {}", I.str(p.get("dtype"))));
+    if (dt != random::kKeyDType)
+      I.raise("NotImplementedError", fmt::format("jax.random.bits with dtype={} is not supported yet (uint32 only)", types::dtype_name(dt)));
+  }
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "bits", {k.data}, [&](Trace& t, const std::vector<ValueId>& ids) { return one(random::bits(t, ids[0], shape, out)); });

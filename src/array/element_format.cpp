@@ -24,6 +24,18 @@ uint64_t load_element_bits(DType dtype, const void* data, int64_t i) {
       std::memcpy(&v, p + i * 8, 8);
       return v;
     }
+    // Unsigned values zero-extend: as int64 they print as their (non-negative) values.
+    case DType::U8: return p[i];
+    case DType::U16: {
+      uint16_t v;
+      std::memcpy(&v, p + i * 2, 2);
+      return v;
+    }
+    case DType::U32: {
+      uint32_t v;
+      std::memcpy(&v, p + i * 4, 4);
+      return v;
+    }
     case DType::F16:
     case DType::BF16: {
       uint16_t v;

@@ -77,7 +77,9 @@ LoopShape collapse_dims(const ElementwiseKernel& k) {
 llvm::Type* storage_type(llvm::LLVMContext& c, types::DType t) {
   switch (t) {
     case types::DType::Bool: return llvm::Type::getInt8Ty(c);
-    case types::DType::I32: return llvm::Type::getInt32Ty(c);
+    case types::DType::U8: return llvm::Type::getInt8Ty(c);
+    case types::DType::U16: return llvm::Type::getInt16Ty(c);
+    case types::DType::I32: case types::DType::U32: return llvm::Type::getInt32Ty(c);
     case types::DType::I64: return llvm::Type::getInt64Ty(c);
     case types::DType::F32: return llvm::Type::getFloatTy(c);
     case types::DType::F64: return llvm::Type::getDoubleTy(c);

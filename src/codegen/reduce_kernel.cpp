@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -40,10 +41,11 @@ double reduce_identity(ReduceKind kind, DType t) {
     case ReduceKind::Max:
       return fl ? -std::numeric_limits<double>::infinity()
                 : t == DType::I32 ? double(std::numeric_limits<int32_t>::min())
-                : t == DType::Bool ? 0 : double(std::numeric_limits<int64_t>::min());
+                : t == DType::Bool || types::is_unsigned(t) ? 0 : double(std::numeric_limits<int64_t>::min());
     case ReduceKind::Min:
       return fl ? std::numeric_limits<double>::infinity()
                 : t == DType::I32 ? double(std::numeric_limits<int32_t>::max())
+                : types::is_unsigned(t) ? std::ldexp(1.0, 8 * int(types::dtype_size(t))) - 1
                 : t == DType::Bool ? 1 : double(std::numeric_limits<int64_t>::max());
   }
   return 0;
@@ -105,7 +107,9 @@ class ReduceEmitter {
   llvm::Type* storage(DType t) {
     switch (t) {
       case DType::Bool: return b_.getInt8Ty();
-      case DType::I32: return b_.getInt32Ty();
+      case DType::U8: return b_.getInt8Ty();
+      case DType::U16: return b_.getInt16Ty();
+      case DType::I32: case DType::U32: return b_.getInt32Ty();
       case DType::I64: return b_.getInt64Ty();
       case DType::F32: return b_.getFloatTy();
       case DType::F64: return b_.getDoubleTy();
@@ -116,7 +120,8 @@ class ReduceEmitter {
     if (types::is_int(t) && (k_.kind == ReduceKind::Max || k_.kind == ReduceKind::Min)) {
       // Exact integer extremes: INT64_MAX does not survive a trip through double.
       const unsigned bits = storage(t)->getIntegerBitWidth();
-      auto v = k_.kind == ReduceKind::Max ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits);
+      auto v = types::is_unsigned(t) ? (k_.kind == ReduceKind::Max ? llvm::APInt::getMinValue(bits) : llvm::APInt::getMaxValue(bits))
+             : k_.kind == ReduceKind::Max ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits);
       return llvm::ConstantInt::get(storage(t), v);
     }
     double v = reduce_identity(k_.kind, t);

@@ -91,7 +91,9 @@ llvm::Type* ScalarOps::reg_type(DType t) {
   auto& c = b_.getContext();
   switch (t) {
     case DType::Bool: return llvm::Type::getInt1Ty(c);
-    case DType::I32: return llvm::Type::getInt32Ty(c);
+    case DType::U8: return llvm::Type::getInt8Ty(c);
+    case DType::U16: return llvm::Type::getInt16Ty(c);
+    case DType::I32: case DType::U32: return llvm::Type::getInt32Ty(c);
     case DType::I64: return llvm::Type::getInt64Ty(c);
     case DType::F32: return llvm::Type::getFloatTy(c);
     case DType::F64: return llvm::Type::getDoubleTy(c);
@@ -109,7 +111,10 @@ llvm::Value* ScalarOps::to_storage(llvm::Value* v, DType t) {
 llvm::Value* ScalarOps::constant(DType t, double v) {
   if (types::is_float(t)) return llvm::ConstantFP::get(reg_type(t), v);
   if (t == DType::Bool) return b_.getInt1(v != 0);
-  return llvm::ConstantInt::get(reg_type(t), static_cast<uint64_t>(static_cast<int64_t>(v)), true);
+  // Through int64, keeping the low bits: -1 and 4294967295 are both all ones in uint32.
+  auto* ity = llvm::cast<llvm::IntegerType>(reg_type(t));
+  llvm::APInt wide(64, static_cast<uint64_t>(static_cast<int64_t>(v)));
+  return llvm::ConstantInt::get(ity, wide.zextOrTrunc(ity->getBitWidth()));
 }
 
 llvm::Value* ScalarOps::intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args) {
@@ -136,9 +141,12 @@ llvm::Value* ScalarOps::convert(llvm::Value* v, DType from, DType to) {
                                    : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (from == DType::Bool) return tf ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
   if (ff && tf) return b_.CreateFPCast(v, ty);
-  if (!ff && !tf) return b_.CreateSExtOrTrunc(v, ty);
-  if (ff) return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {ty, v->getType()}, {v});
-  return b_.CreateSIToFP(v, ty);
+  // Integer widening extends by the source's signedness; narrowing keeps the low bits.
+  if (!ff && !tf) return types::is_unsigned(from) ? b_.CreateZExtOrTrunc(v, ty) : b_.CreateSExtOrTrunc(v, ty);
+  // float -> integer saturates with NaN -> 0, as XLA's convert does.
+  if (ff) return b_.CreateIntrinsic(types::is_unsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat,
+                                    {ty, v->getType()}, {v});
+  return types::is_unsigned(from) ? b_.CreateUIToFP(v, ty) : b_.CreateSIToFP(v, ty);
 }
 
 llvm::Value* ScalarOps::emit(const EwNode& node, const std::vector<llvm::Value*>& args,
@@ -180,6 +188,13 @@ llvm::Value* ScalarOps::unary(EwOp op, llvm::Value* x, DType t) {
       case EwOp::Not: return b_.CreateNot(x);
       case EwOp::Abs: case EwOp::Sign: case EwOp::Floor: case EwOp::Ceil: case EwOp::Round: case EwOp::Square: return x;
       default: throw std::runtime_error(std::string(ew_op_name(op)) + " is not defined for bool");
+    }
+  }
+  if (types::is_unsigned(t)) {
+    switch (op) {  // jnp.abs is the identity, jnp.sign is 0 or 1; negation wraps
+      case EwOp::Abs: return x;
+      case EwOp::Sign: return b_.CreateZExt(b_.CreateICmpNE(x, constant(t, 0)), ty);
+      default: break;
     }
   }
   switch (op) {
@@ -230,7 +245,7 @@ llvm::Value* ScalarOps::compare(EwOp op, llvm::Value* x, llvm::Value* y, DType t
       : op == EwOp::Le ? P::FCMP_OLE : op == EwOp::Gt ? P::FCMP_OGT : P::FCMP_OGE;
     return b_.CreateFCmp(p, x, y);
   }
-  const bool u = t == DType::Bool;  // False < True
+  const bool u = t == DType::Bool || types::is_unsigned(t);  // False < True
   p = op == EwOp::Eq ? P::ICMP_EQ : op == EwOp::Ne ? P::ICMP_NE
     : op == EwOp::Lt ? (u ? P::ICMP_ULT : P::ICMP_SLT) : op == EwOp::Le ? (u ? P::ICMP_ULE : P::ICMP_SLE)
     : op == EwOp::Gt ? (u ? P::ICMP_UGT : P::ICMP_SGT) : (u ? P::ICMP_UGE : P::ICMP_SGE);
@@ -239,8 +254,17 @@ llvm::Value* ScalarOps::compare(EwOp op, llvm::Value* x, llvm::Value* y, DType t
 
 // Integer Div/Rem truncate (lax.div/lax.rem); FloorDiv/Mod follow numpy (divisor's sign).
 // Division by zero never reaches sdiv (undefined in LLVM): numpy's results, 0, are selected.
-llvm::Value* ScalarOps::int_divmod(EwOp op, llvm::Value* x, llvm::Value* y) {
+// Unsigned: floor division is division and mod is rem (jnp does exactly that for unsigned
+// types); by zero, XLA's results: x / 0 = all ones, x % 0 = x.
+llvm::Value* ScalarOps::int_divmod(EwOp op, llvm::Value* x, llvm::Value* y, bool is_unsigned) {
   auto* ty = x->getType();
+  if (is_unsigned) {
+    auto* by_zero0 = b_.CreateICmpEQ(y, llvm::ConstantInt::get(ty, 0));
+    auto* safe = b_.CreateSelect(by_zero0, llvm::ConstantInt::get(ty, 1), y);
+    if (op == EwOp::Div || op == EwOp::FloorDiv)
+      return b_.CreateSelect(by_zero0, llvm::ConstantInt::getAllOnesValue(ty), b_.CreateUDiv(x, safe));
+    return b_.CreateSelect(by_zero0, x, b_.CreateURem(x, safe));
+  }
   auto* zero = llvm::ConstantInt::get(ty, 0);
   auto* minus1 = llvm::ConstantInt::getSigned(ty, -1);
   auto* min = llvm::ConstantInt::get(ty, llvm::APInt::getSignedMinValue(ty->getIntegerBitWidth()));
@@ -287,6 +311,7 @@ llvm::Value* ScalarOps::float_floordiv_mod(EwOp op, llvm::Value* a, llvm::Value*
 
 llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t) {
   const bool fl = types::is_float(t);
+  const bool uns = types::is_unsigned(t);
   if (t == DType::Bool) {
     switch (op) {
       case EwOp::Add: case EwOp::Or: case EwOp::Max: return b_.CreateOr(x, y);
@@ -299,10 +324,11 @@ llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t)
     case EwOp::Add: return fl ? b_.CreateFAdd(x, y) : b_.CreateAdd(x, y);
     case EwOp::Sub: return fl ? b_.CreateFSub(x, y) : b_.CreateSub(x, y);
     case EwOp::Mul: return fl ? b_.CreateFMul(x, y) : b_.CreateMul(x, y);
-    case EwOp::Div: return fl ? b_.CreateFDiv(x, y) : int_divmod(op, x, y);
-    case EwOp::Rem: return fl ? b_.CreateFRem(x, y) : int_divmod(op, x, y);
-    case EwOp::FloorDiv: case EwOp::Mod: return fl ? float_floordiv_mod(op, x, y) : int_divmod(op, x, y);
+    case EwOp::Div: return fl ? b_.CreateFDiv(x, y) : int_divmod(op, x, y, uns);
+    case EwOp::Rem: return fl ? b_.CreateFRem(x, y) : int_divmod(op, x, y, uns);
+    case EwOp::FloorDiv: case EwOp::Mod: return fl ? float_floordiv_mod(op, x, y) : int_divmod(op, x, y, uns);
     case EwOp::Max: case EwOp::Min: {
+      if (uns) return intrinsic(op == EwOp::Max ? llvm::Intrinsic::umax : llvm::Intrinsic::umin, {x, y});
       if (!fl) return intrinsic(op == EwOp::Max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, {x, y});
       // numpy: (a >= b || isnan(a)) ? a : b, which propagates NaN from either side.
       auto* keep = op == EwOp::Max ? b_.CreateFCmpOGE(x, y) : b_.CreateFCmpOLE(x, y);
@@ -312,7 +338,10 @@ llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t)
       if (fl) return intrinsic(llvm::Intrinsic::pow, {x, y});
       auto* i64 = b_.getInt64Ty();
       auto fn = m_.getOrInsertFunction("shard_ipow_i64", llvm::FunctionType::get(i64, {i64, i64}, false));
-      auto* call = b_.CreateCall(fn, {b_.CreateSExt(x, i64), b_.CreateSExt(y, i64)});
+      // Unsigned operands zero-extend (their exponents are never negative); the product
+      // wraps mod 2**64, so its low bits are the narrow type's wrapped power.
+      auto ext = [&](llvm::Value* v) { return uns ? b_.CreateZExt(v, i64) : b_.CreateSExt(v, i64); };
+      auto* call = b_.CreateCall(fn, {ext(x), ext(y)});
       call->setDoesNotThrow();
       call->setDoesNotAccessMemory();
       return b_.CreateTrunc(call, x->getType());

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 
 namespace shard::exec {
 
@@ -35,8 +36,32 @@ void dispatch(DType t, F&& f) {
     case DType::F64: f(double{}); break;
     case DType::I32: f(int32_t{}); break;
     case DType::I64: f(int64_t{}); break;
+    case DType::U8: f(uint8_t{}); break;  // bool's C++ type too: kernels test the dtype for bool
+    case DType::U16: f(uint16_t{}); break;
+    case DType::U32: f(uint32_t{}); break;
     case DType::Bool: f(uint8_t{}); break;
     default: throw std::runtime_error("this operation does not support float16/bfloat16 yet");
+  }
+}
+
+// Integer arithmetic that wraps: through the unsigned type at least as wide as int, so
+// neither int32 overflow nor uint16 * uint16 (promoted to int) is undefined.
+template <class T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<W>(a) + static_cast<W>(b));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<W>(a) * static_cast<W>(b));
+  } else {
+    return static_cast<T>(a * b);
   }
 }
 
@@ -108,8 +133,8 @@ void cumulative_kernel(DType dtype, ReduceKind kind, const Shape& shape, int64_t
           T cur = x[base + i * v.inner];
           if (j == 0) acc = cur;
           else switch (kind) {
-            case ReduceKind::Sum: acc = static_cast<T>(acc + cur); break;
-            case ReduceKind::Prod: acc = static_cast<T>(acc * cur); break;
+            case ReduceKind::Sum: acc = wrap_add(acc, cur); break;
+            case ReduceKind::Prod: acc = wrap_mul(acc, cur); break;
             case ReduceKind::Max: acc = (is_nan(acc) || acc >= cur) ? acc : cur; break;
             case ReduceKind::Min: acc = (is_nan(acc) || acc <= cur) ? acc : cur; break;
             case ReduceKind::And: acc = static_cast<T>(acc && cur); break;
@@ -154,6 +179,7 @@ void gemm_kernel(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, co
                   static_cast<const double*>(rhs) + b * k * n, n, 0.0, static_cast<double*>(out) + b * m * n, n);
     return;
   }
+  const bool is_bool = dtype == DType::Bool;
   dispatch(dtype, [&](auto zero) {
     using T = decltype(zero);
     const T* L = static_cast<const T*>(lhs);
@@ -167,8 +193,8 @@ void gemm_kernel(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, co
           const T a = L[(b * m + i) * k + p];
           const T* r = R + (b * k + p) * n;
           for (int64_t j = 0; j < n; ++j) {
-            if constexpr (std::is_same_v<T, uint8_t>) row[j] = static_cast<T>(row[j] || (a && r[j]));
-            else row[j] = static_cast<T>(row[j] + a * r[j]);
+            if (is_bool) row[j] = static_cast<T>(row[j] || (a && r[j]));
+            else row[j] = wrap_add(row[j], wrap_mul(a, r[j]));
           }
         }
       }

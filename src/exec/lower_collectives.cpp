@@ -51,6 +51,57 @@ Step lower_collective(const ir::Op& op, const ir::Function& fn, Step s, Executab
       };
       return s;
     }
+    case OpKind::ReduceScatter: {
+      const auto& t = fn.type(op.operands[0]);
+      auto groups = exe.groups_over(a.axes);
+      const auto& rt = fn.type(op.results[0]);
+      const int64_t n = a.flag ? t.shape()[a.axis] / rt.shape()[a.axis] : t.shape()[a.axis];  // the group size
+      int64_t outer = 1, chunk = 1;
+      for (int64_t d = 0; d < static_cast<int64_t>(t.rank()); ++d) {
+        if (d < a.axis) outer *= t.shape()[d];
+        else if (d == a.axis) chunk *= t.shape()[d] / n;
+        else chunk *= t.shape()[d];
+      }
+      s.run = [groups, kind = static_cast<runtime::ReduceKind>(a.reduce), dt = t.dtype(), outer, chunk, note = axes_note(a.axes)](
+                  const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
+        auto& g = *(*groups)[ctx.device];
+        runtime::reduce_scatter(g, g.rank_of(ctx.device), kind, dt, in[0], out[0], static_cast<size_t>(outer),
+                                static_cast<size_t>(chunk), note);
+      };
+      return s;
+    }
+    case OpKind::AllToAll: {
+      // Untiled all_to_all is the tiled one on the operand with a size-1 dim inserted at the
+      // concat position (as JAX lowers it): the split dim ends with size 1, then squeezed.
+      const auto& t = fn.type(op.operands[0]);
+      runtime::AllToAllGeometry geo;
+      for (auto d : t.shape()) geo.shape.push_back(static_cast<size_t>(d));
+      int64_t split = a.axis, concat = a.axis2;
+      if (!a.flag && split != concat) {
+        if (split < concat) ++concat;
+        else ++split;
+        geo.shape.insert(geo.shape.begin() + concat, 1);
+      }
+      geo.split_axis = static_cast<int>(split);
+      geo.concat_axis = static_cast<int>(concat);
+      s.run = [groups = exe.groups_over(a.axes), dt = t.dtype(), geo, note = axes_note(a.axes)](
+                  const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
+        auto& g = *(*groups)[ctx.device];
+        runtime::all_to_all(g, g.rank_of(ctx.device), dt, in[0], out[0], geo, note);
+      };
+      return s;
+    }
+    case OpKind::CollectivePermute: {
+      const auto& t = fn.type(op.operands[0]);
+      runtime::PermutePairs pairs;
+      for (auto [src, dst] : a.pairs) pairs.emplace_back(static_cast<int>(src), static_cast<int>(dst));
+      s.run = [groups = exe.groups_over(a.axes), dt = t.dtype(), pairs, n = static_cast<size_t>(t.num_elements()),
+               note = axes_note(a.axes)](const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
+        auto& g = *(*groups)[ctx.device];
+        runtime::permute(g, g.rank_of(ctx.device), dt, pairs, in[0], out[0], n, note);
+      };
+      return s;
+    }
     default:
       throw std::logic_error(fmt::format("internal error: no lowering for the collective `{}` yet", ir::op_display_name(op)));
   }

@@ -14,37 +14,44 @@
 
 namespace shard::exec {
 
-std::string function_key(const ir::Function& f) {
-  std::string key = ir::print(f);
-  for (const auto& op : f.ops)
-    if (op.attrs.literal) {
-      const auto& b = op.attrs.literal->bytes;
-      key += fmt::format("|lit{}:{:x}", b.size(), std::hash<std::string_view>{}(
-                                                      std::string_view(reinterpret_cast<const char*>(b.data()), b.size())));
-    }
-  return key;
-}
-
 CompiledProgram::~CompiledProgram() = default;
 
 namespace {
 
+// The process-wide program cache: keyed by the structure of the function (no IR printing on
+// the eager path), the mesh and the input layouts; collisions are resolved by comparing.
+struct CacheEntry {
+  ir::Function fn;
+  types::Mesh mesh;
+  std::vector<types::PartitionSpec> layouts;
+  CompiledRef program;
+};
 std::mutex g_cache_mu;
-std::unordered_map<std::string, CompiledRef>& cache() {
-  static std::unordered_map<std::string, CompiledRef> c;
+std::unordered_multimap<size_t, CacheEntry>& cache() {
+  static std::unordered_multimap<size_t, CacheEntry> c;
   return c;
+}
+
+size_t cache_hash(const ir::Function& f, const types::Mesh& mesh, const std::vector<types::PartitionSpec>& layouts) {
+  size_t h = ir::structural_hash(f);
+  for (int d : mesh.device_ids()) h = h * 31 + static_cast<size_t>(d);
+  for (auto s : mesh.axis_sizes()) h = h * 31 + static_cast<size_t>(s);
+  return h * 31 + layouts.size();
 }
 
 }  // namespace
 
 CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
                            const std::vector<types::PartitionSpec>& layouts, bool* cache_hit) {
-  std::string key = function_key(global) + "|" + mesh.repr() + fmt::format("|{}", fmt::join(mesh.device_ids(), ","));
-  for (auto& l : layouts) key += "|" + l.repr();
+  const size_t key = cache_hash(global, mesh, layouts);
   std::lock_guard<std::mutex> lock(g_cache_mu);
-  auto it = cache().find(key);
-  if (cache_hit) *cache_hit = it != cache().end();
-  if (it != cache().end()) return it->second;
+  auto [lo, hi] = cache().equal_range(key);
+  for (auto it = lo; it != hi; ++it)
+    if (it->second.mesh == mesh && it->second.layouts == layouts && ir::structurally_equal(it->second.fn, global)) {
+      if (cache_hit) *cache_hit = true;
+      return it->second.program;
+    }
+  if (cache_hit) *cache_hit = false;
   auto c = std::make_shared<CompiledProgram>();
   c->mesh = mesh;
   c->in_layouts = layouts;
@@ -58,7 +65,7 @@ CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
               << ir::print(c->parts.local) << "\n";
   }
   c->exe = std::make_unique<Executable>(c->parts.local, mesh, kernel_jit());
-  cache().emplace(std::move(key), c);
+  cache().emplace(key, CacheEntry{global, mesh, layouts, c});
   return c;
 }
 
@@ -118,7 +125,19 @@ Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& 
   if (!anchor && context_mesh && !context_mesh->empty())
     for (const auto& t : global.value_types)
       if (!t.mesh().empty()) on_context = true;
+  // A shard_map names its own mesh (device ids in attrs.dims, shape in attrs.dims2).
+  std::optional<types::Mesh> shard_map_mesh;
+  if (!anchor && !on_context)
+    for (const auto& op : global.ops)
+      if (op.kind == ir::OpKind::ShardMap && !op.results.empty() && !op.attrs.dims.empty()) {
+        const auto& am = global.type(op.results[0]).mesh();
+        shard_map_mesh = types::Mesh(std::vector<int>(op.attrs.dims.begin(), op.attrs.dims.end()), op.attrs.dims2, am.axis_names(),
+                                     am.axis_types());
+        on_context = true;
+        break;
+      }
   Placement p{anchor ? anchor->sharding.mesh()
+              : shard_map_mesh ? *shard_map_mesh
               : on_context ? *context_mesh
               : (inputs.empty() ? single_device_mesh(0) : inputs[0]->sharding.mesh()),
               anchor == nullptr && !on_context, {}, {}};

@@ -40,7 +40,7 @@ struct Placement {
 Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
                        const std::optional<types::Mesh>& context_mesh);
 
-// Partitions and compiles `global` (through the process-wide cache keyed by function_key,
+// Partitions and compiles `global` (through the process-wide cache keyed by the function's structure,
 // mesh and layouts). `cache_hit`, when given, tells whether it was already compiled.
 CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
                            const std::vector<types::PartitionSpec>& layouts, bool* cache_hit = nullptr);
@@ -61,8 +61,5 @@ GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& in
 // Places `a` on `mesh` with `spec` (resharding between devices through collectives).
 ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::PartitionSpec& spec,
                        const ArrayType& new_type, bool single_device = false);
-
-// A canonical key for a function: its printed form plus the bytes of its constants.
-std::string function_key(const ir::Function& f);
 
 }  // namespace shard::exec

@@ -130,6 +130,17 @@ std::string attr_text(const Function& f, const Op& op, const std::string& indent
     case OpKind::DynamicSlice: kv.push_back(fmt::format("slice_sizes={}", ints(a.dims))); break;
     case OpKind::HostCallback: kv.push_back(fmt::format("callback={}", a.axis)); break;
     case OpKind::Fusion: kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent))); break;
+    case OpKind::ShardMap: {
+      std::vector<std::string> in, out;
+      for (auto& sp : a.specs) in.push_back(sp.repr());
+      for (auto& sp : a.specs2) out.push_back(sp.repr());
+      kv.push_back(fmt::format("axes={}", names(a.axes)));
+      kv.push_back(fmt::format("check_vma={}", a.flag ? "True" : "False"));
+      kv.push_back(fmt::format("in_specs=({}{})", fmt::join(in, ", "), in.size() == 1 ? "," : ""));
+      kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent)));
+      kv.push_back(fmt::format("out_specs=({}{})", fmt::join(out, ", "), out.size() == 1 ? "," : ""));
+      break;
+    }
     case OpKind::While:
       kv.push_back(fmt::format("body_jaxpr={}", region_text(op, 1, indent)));
       kv.push_back(fmt::format("body_nconsts={}", a.dims.at(1)));

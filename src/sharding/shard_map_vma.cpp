@@ -46,7 +46,12 @@ void check_spec_axes(const ShardMapSpec& sm, const PartitionSpec& spec, const ch
 
 void check_spec_length(const ShardMapSpec& sm, const ArrayType& t, const PartitionSpec& spec,
                        bool input, const SpecSite& site) {
-  if (spec.size() <= t.rank()) return;
+  // Inputs: the whole spec must fit; outputs (JAX's _check_names): only named dims count, so
+  // trailing Nones are fine.
+  size_t length = spec.size();
+  if (!input)
+    while (length > 0 && spec[length - 1].empty()) --length;
+  if (length <= t.rank()) return;
   const char* prefix = input ? "in" : "out";
   std::string base = input ? "args" : sm.fun_name + "(*args)";
   std::string extra =

@@ -40,8 +40,10 @@ class LocalBuilder {
   ir::ValueId all_gather(ir::ValueId v, types::DType dt, int64_t d, const Entry& axes, const std::string& why);
   ir::ValueId all_reduce(ir::ValueId v, types::DType dt, codegen::ReduceKind kind, const Entry& axes, const std::string& why);
 
- private:
+  // Writes one collective to the ledger (also the user's own, from shard_map bodies).
   void record(const std::string& kind, const Entry& axes, int64_t bytes, const std::string& why);
+
+ private:
   const types::Mesh& mesh_;
   types::AbstractMesh am_;
   std::vector<CollectiveRecord>& ledger_;

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "spmd/auto_layouts.hpp"
 #include "spmd/local_builder.hpp"
 #include "spmd/reshape_layout.hpp"
 
@@ -119,20 +120,39 @@ class Partitioner {
   bool is_explicit(const std::string& axis) const { return am_.axis_type(axis) == AxisType::Explicit; }
 
   // Explicit axes come from the type; Auto axes a result keeps from `hint` where the type
-  // leaves the dim unsharded and the axes are free (a small GSPMD-style forward choice).
+  // leaves the dim unsharded and the axes are free (what the op computed, or what its first
+  // sharded operand has); dims still unsharded take the Auto-layout plan's preference
+  // (spmd/auto_layouts.cpp), which merges all operands and looks at users too. Filling a dim
+  // only ever slices locally, so the plan never adds communication.
   PartitionSpec result_layout(const ir::ArrayType& t, const PartitionSpec* hint) const {
     auto entries = normalized(t.spec(), t.rank()).entries();
-    if (hint) {
-      std::set<std::string> used;
-      for (auto& e : entries) used.insert(e.begin(), e.end());
-      for (size_t d = 0; d < entries.size() && d < hint->size(); ++d) {
-        if (!entries[d].empty() || (*hint)[d].empty()) continue;
-        bool ok = true;
-        for (auto& a : (*hint)[d]) ok &= !is_explicit(a) && !used.count(a);
-        if (ok && t.shape()[d] % am_.axes_size((*hint)[d]) == 0) {
-          entries[d] = (*hint)[d];
-          used.insert(entries[d].begin(), entries[d].end());
-        }
+    std::set<std::string> used;
+    for (auto& e : entries) used.insert(e.begin(), e.end());
+    // Explicit in the value's own mesh (inside auto_axes an outer-Explicit axis is Auto).
+    auto free_auto = [&](const Entry& axes, int64_t size) {
+      if (axes.empty()) return false;
+      for (auto& a : axes)
+        if ((t.mesh().empty() ? is_explicit(a) : t.mesh().axis_type(a) == AxisType::Explicit) || used.count(a)) return false;
+      return size % am_.axes_size(axes) == 0;
+    };
+    auto take = [&](size_t d, const Entry& axes) {
+      if (!entries[d].empty() || !free_auto(axes, t.shape()[d])) return;
+      entries[d] = axes;
+      used.insert(axes.begin(), axes.end());
+    };
+    if (hint)
+      for (size_t d = 0; d < entries.size() && d < hint->size(); ++d) take(d, (*hint)[d]);
+    // `t` is always a reference into g_.value_types (see gtype), so its index is the value.
+    const auto* base = g_.value_types.data();
+    if (&t >= base && &t < base + g_.value_types.size()) {
+      if (!plan_) {
+        std::vector<PartitionSpec> in_layouts;
+        for (auto p : g_.params) in_layouts.push_back(map_[p].layout);
+        plan_ = plan_auto_layouts(g_, am_, in_layouts);
+      }
+      if (const auto& pref = (*plan_)[static_cast<size_t>(&t - base)]) {
+        auto pe = pref->normalized(t.rank()).entries();
+        for (size_t d = 0; d < entries.size(); ++d) take(d, pe[d]);
       }
     }
     return PartitionSpec(entries);
@@ -156,6 +176,7 @@ class Partitioner {
       b_.emit_multi(op.kind, ins, {}, a, {});
       return;
     }
+    if (op.kind == OpKind::ShardMap) return partition_shard_map(op);  // may have no results
     const auto& rt = gtype(op.results[0]);
     switch (op.kind) {
       case OpKind::Elementwise: {
@@ -236,6 +257,8 @@ class Partitioner {
       }
       case OpKind::DotGeneral: return partition_dot(op);
       case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
+      case OpKind::AllReduce: case OpKind::AllGather: case OpKind::ReduceScatter: case OpKind::AllToAll:
+      case OpKind::CollectivePermute: case OpKind::AxisIndex: return partition_collective(op);
       case OpKind::Reshard: {
         PartitionSpec layout = normalized(rt.spec(), rt.rank());
         define(op.results[0], in_layout(op, op.operands[0], layout), layout);
@@ -437,6 +460,73 @@ class Partitioner {
     for (size_t r = 0; r < op.results.size(); ++r) define(op.results[r], locals[r], out_layouts[r]);
   }
 
+  // A collective written in a shard_map body (types already per device): passed through, on
+  // values laid out as their types say, and written to the ledger.
+  void partition_collective(const ir::Op& op) {
+    const auto& rt = gtype(op.results[0]);
+    std::vector<ir::ValueId> ins;
+    for (auto v : op.operands) ins.push_back(in_layout(op, v, result_layout(gtype(v), nullptr)));
+    PartitionSpec layout = result_layout(rt, nullptr);
+    auto local = b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), op.attrs);
+    if (op.kind != OpKind::AxisIndex) {
+      static const char* kinds[] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"};
+      const char* kind = op.kind == OpKind::AllReduce ? kinds[0] : op.kind == OpKind::AllGather ? kinds[1]
+                       : op.kind == OpKind::ReduceScatter ? kinds[2] : op.kind == OpKind::AllToAll ? kinds[3] : kinds[4];
+      const int64_t bytes = types::shape_product(b_.shape(local)) * static_cast<int64_t>(types::dtype_size(rt.dtype()));
+      b_.record(kind, op.attrs.axes, bytes, fmt::format("{} in a shard_map body", ir::op_display_name(op)));
+    }
+    define(op.results[0], local, layout);
+  }
+
+  // shard_map: operands are resharded to their in_specs (captured values whole); the body,
+  // typed per device already, is partitioned on its own (every value as its type says) and
+  // inlined with its collectives; results are laid out by out_specs: blocks tile the named
+  // axes and are one copy along the others, so no data moves.
+  void partition_shard_map(const ir::Op& op) {
+    const auto& a = op.attrs;
+    const ir::Function& body = *op.regions[0];
+    for (const auto& axis : a.axes)
+      if (!am_.has_axis(axis))
+        throw types::ShardingError("ValueError", fmt::format("shard_map over the mesh axis '{}' runs in a program on the mesh {}, which "
+                                                             "has no such axis; call it on its own mesh, or enter that mesh with "
+                                                             "`jax.sharding.use_mesh(mesh)`.", axis, am_.repr()));
+    // A layout entry: the spec's manual axes, then the axes the type keeps (partial manual).
+    auto merge = [](const PartitionSpec& manual, const PartitionSpec& kept, size_t rank) {
+      auto m = normalized(manual, rank).entries(), k = normalized(kept, rank).entries();
+      for (size_t d = 0; d < rank; ++d) m[d].insert(m[d].end(), k[d].begin(), k[d].end());
+      return PartitionSpec(m);
+    };
+    std::vector<ir::ValueId> ins;
+    std::vector<PartitionSpec> body_in;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      auto v = op.operands[i];
+      const auto& inner = body.type(body.params[i]);
+      PartitionSpec kept = result_layout(inner, nullptr);
+      PartitionSpec manual = i < a.specs.size() ? a.specs[i] : PartitionSpec();
+      ins.push_back(in_layout(op, v, merge(manual, kept, gtype(v).rank())));
+      body_in.push_back(kept);
+    }
+    Partitioner sub(body, mesh_, ledger_);
+    Partitioned part = sub.run(body_in);
+    const ir::Function& lf = part.local;
+    std::vector<ir::ValueId> local(lf.value_types.size(), -1);
+    for (size_t i = 0; i < lf.params.size(); ++i) local[lf.params[i]] = ins[i];
+    for (const auto& lop : lf.ops) {
+      std::vector<ir::ValueId> operands;
+      for (auto v : lop.operands) operands.push_back(local[v]);
+      std::vector<std::pair<DType, types::Shape>> results;
+      for (auto r : lop.results) results.emplace_back(lf.type(r).dtype(), lf.type(r).shape());
+      b_.set_loc(lop.loc);
+      auto rs = b_.emit_multi(lop.kind, operands, results, lop.attrs, lop.regions);
+      for (size_t k = 0; k < rs.size(); ++k) local[lop.results[k]] = rs[k];
+    }
+    b_.set_loc(op.loc);
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      PartitionSpec manual = r < a.specs2.size() ? a.specs2[r] : PartitionSpec();
+      define(op.results[r], local[lf.results[r]], merge(manual, part.out_layouts[r], gtype(op.results[r]).rank()));
+    }
+  }
+
   const ir::Function& g_;
   std::vector<const ir::Op*> def_;  // the op defining each global value (null for params)
   std::vector<std::pair<std::pair<ir::ValueId, PartitionSpec>, ir::ValueId>> rebroadcast_;
@@ -445,6 +535,8 @@ class Partitioner {
   types::AbstractMesh am_;
   LocalBuilder b_;
   std::vector<Local> map_;
+  // Preferred Auto-axis layouts of the global values, planned on first use (auto_layouts.cpp).
+  mutable std::optional<std::vector<std::optional<PartitionSpec>>> plan_;
 };
 
 }  // namespace

@@ -74,4 +74,26 @@ ValueId reshard(Trace& t, ValueId x, const OptOutSharding& spec);
 
 int64_t normalize_axis(const std::string& op, int64_t axis, size_t rank);
 
+// Collectives inside shard_map (ops_collectives.cpp). `axes` as the user named them (their
+// order is the order of a tuple's row-major index); types from sharding/collectives.cpp.
+using types::AxisNames;
+// While a shard_map body with check_vma=False is traced, collectives track no VMA.
+class CheckVmaScope {
+ public:
+  explicit CheckVmaScope(bool check_vma);
+  ~CheckVmaScope();
+  CheckVmaScope(const CheckVmaScope&) = delete;
+  CheckVmaScope& operator=(const CheckVmaScope&) = delete;
+};
+bool vma_checked();
+ValueId all_reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, const AxisNames& axes);  // psum pmax pmin
+ValueId pmean(Trace& t, ValueId x, const AxisNames& axes);
+ValueId all_gather(Trace& t, ValueId x, const AxisNames& axes, int64_t axis, bool tiled);
+ValueId psum_scatter(Trace& t, ValueId x, const AxisNames& axes, int64_t scatter_dimension, bool tiled);
+ValueId ppermute(Trace& t, ValueId x, const AxisNames& axes, const std::vector<std::pair<int64_t, int64_t>>& perm);
+ValueId all_to_all(Trace& t, ValueId x, const AxisNames& axes, int64_t split_axis, int64_t concat_axis, bool tiled);
+ValueId axis_index(Trace& t, const AxisNames& axes);
+// pvary / pcast(to='varying'): the same data, varying over `axes` (no op when already so).
+ValueId pvary(Trace& t, ValueId x, const AxisNames& axes, const std::string& name = "pvary");
+
 }  // namespace shard::trace

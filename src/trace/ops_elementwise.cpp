@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "trace/ops.hpp"
+#include "types/element_io.hpp"
 
 namespace shard::trace {
 
@@ -55,8 +56,11 @@ ValueId scalar_constant(Trace& t, double value, DTypeW dtype) {
   switch (dtype.dtype) {
     case DType::F32: { float v = static_cast<float>(value); std::memcpy(buf, &v, 4); break; }
     case DType::F64: std::memcpy(buf, &value, 8); break;
-    case DType::I32: { int32_t v = static_cast<int32_t>(value); std::memcpy(buf, &v, 4); break; }
-    case DType::I64: { int64_t v = static_cast<int64_t>(value); std::memcpy(buf, &v, 8); break; }
+    // Integers go through int64 and wrap: a weak Python int 4294967295 held as int32 is -1,
+    // which converts to uint32 4294967295 (and a double out of int32's range is no UB).
+    case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
+      types::store_int_element(dtype.dtype, static_cast<int64_t>(value), buf);
+      break;
     case DType::Bool: buf[0] = value != 0; break;
     default: throw types::ShardingError("TypeError", "float16/bfloat16 constants are not supported yet");
   }
@@ -124,6 +128,17 @@ ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b)
   if ((op == EwOp::And || op == EwOp::Or || op == EwOp::Xor) && types::is_float(compute.dtype))
     throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of integer, bool.",
                                                         name, types::dtype_name(compute.dtype)));
+  if (op == EwOp::ShiftLeft || op == EwOp::ShiftRightLogical || op == EwOp::ShiftRightArithmetic) {
+    // jnp.left_shift / right_shift: the promoted operands go to lax's shift, a right shift
+    // logical for unsigned types and arithmetic for signed ones.
+    if (op == EwOp::ShiftRightArithmetic && types::is_unsigned(compute.dtype)) op = EwOp::ShiftRightLogical;
+    if (!types::is_int(compute.dtype))
+      throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of integer.",
+                                                          op == EwOp::ShiftLeft ? "shift_left"
+                                                          : op == EwOp::ShiftRightLogical ? "shift_right_logical"
+                                                                                          : "shift_right_arithmetic",
+                                                          types::dtype_name(compute.dtype)));
+  }
   auto rt = sharding::propagate_elementwise(t.ctx(name), {at, bt}, out.dtype).with_weak_type(out.weak);
   ValueId ac = broadcast_to(t, convert(t, a, compute), rt.shape());
   ValueId bc = broadcast_to(t, convert(t, b, compute), rt.shape());

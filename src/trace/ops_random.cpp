@@ -11,6 +11,7 @@ namespace shard::trace::random {
 
 namespace {
 
+ValueId u32(Trace& t, double v) { return scalar_constant(t, v, {kKeyDType, false}); }
 ValueId i32(Trace& t, double v) { return scalar_constant(t, v, {DType::I32, false}); }
 ValueId i64(Trace& t, double v) { return scalar_constant(t, v, {DType::I64, false}); }
 ValueId f32(Trace& t, double v) { return scalar_constant(t, v, {DType::F32, false}); }
@@ -23,16 +24,10 @@ ValueId shl(Trace& t, ValueId x, ValueId n) { return shift(t, "shift_left", EwOp
 ValueId lshr(Trace& t, ValueId x, ValueId n) { return shift(t, "shift_right_logical", EwOp::ShiftRightLogical, x, n); }
 
 // 32-bit rotation, as JAX writes it: (x << r) | (x >>> (32 - r)).
-ValueId rotate_left(Trace& t, ValueId x, int r) { return bor(t, shl(t, x, i32(t, r)), lshr(t, x, i32(t, 32 - r))); }
+ValueId rotate_left(Trace& t, ValueId x, int r) { return bor(t, shl(t, x, u32(t, r)), lshr(t, x, u32(t, 32 - r))); }
 
-// Unsigned 32-bit remainder of int32-held values, with XLA's x % 0 == x.
-ValueId urem32(Trace& t, ValueId a, ValueId b) {
-  auto widen = [&](ValueId v) { return band(t, convert(t, v, {DType::I64, false}), i64(t, 4294967295.0)); };
-  ValueId a64 = widen(a), b64 = widen(b);
-  ValueId by_zero = binary(t, "eq", EwOp::Eq, b64, i64(t, 0));
-  ValueId r = binary(t, "rem", EwOp::Rem, a64, where(t, by_zero, i64(t, 1), b64));
-  return convert(t, where(t, by_zero, a64, r), {DType::I32, false});
-}
+// uint32 remainder (lax.rem: x % 0 == x, as XLA defines it).
+ValueId urem32(Trace& t, ValueId a, ValueId b) { return binary(t, "rem", EwOp::Rem, a, b); }
 
 // The two 32-bit halves of one key's data (shape (2,)) as scalars.
 std::pair<ValueId, ValueId> key_halves(Trace& t, ValueId key) {
@@ -49,13 +44,13 @@ std::pair<ValueId, ValueId> iota_2x32(Trace& t, const Shape& shape, const OptOut
   int64_t n = types::shape_product(shape);
   if (n > (int64_t(1) << 32))
     throw types::ShardingError("NotImplementedError", "random arrays of more than 2**32 elements are not supported yet");
-  ValueId hi = full(t, shape, 0, {DType::I32, false}, out_sharding);
+  ValueId hi = full(t, shape, 0, {kKeyDType, false}, out_sharding);
   std::optional<ValueId> lo;
   int64_t stride = 1;
   for (size_t d = shape.size(); d-- > 0;) {
     if (shape[d] != 1) {
-      ValueId term = iota(t, DType::I32, shape, static_cast<int64_t>(d), out_sharding);
-      if (stride != 1) term = binary(t, "mul", EwOp::Mul, term, i32(t, static_cast<double>(static_cast<int32_t>(stride))));
+      ValueId term = iota(t, kKeyDType, shape, static_cast<int64_t>(d), out_sharding);
+      if (stride != 1) term = binary(t, "mul", EwOp::Mul, term, u32(t, static_cast<double>(static_cast<uint32_t>(stride))));
       lo = lo ? add(t, *lo, term) : term;
     }
     stride *= shape[d];
@@ -67,7 +62,7 @@ std::pair<ValueId, ValueId> iota_2x32(Trace& t, const Shape& shape, const OptOut
 
 std::pair<ValueId, ValueId> threefry2x32(Trace& t, ValueId k1, ValueId k2, ValueId x1, ValueId x2) {
   static constexpr std::array<std::array<int, 4>, 2> kRotations = {{{13, 15, 26, 6}, {17, 29, 16, 24}}};
-  const std::array<ValueId, 3> ks = {k1, k2, bxor(t, bxor(t, k1, k2), i32(t, 0x1BD11BDA))};
+  const std::array<ValueId, 3> ks = {k1, k2, bxor(t, bxor(t, k1, k2), u32(t, 0x1BD11BDA))};
   ValueId a = add(t, x1, ks[0]);
   ValueId b = add(t, x2, ks[1]);
   for (int i = 0; i < 5; ++i) {
@@ -77,7 +72,7 @@ std::pair<ValueId, ValueId> threefry2x32(Trace& t, ValueId k1, ValueId k2, Value
     }
     // Key injection: the schedule rotates through ks, plus the round-group number.
     a = add(t, a, ks[(i + 1) % 3]);
-    b = add(t, b, add(t, ks[(i + 2) % 3], i32(t, i + 1)));
+    b = add(t, b, add(t, ks[(i + 2) % 3], u32(t, i + 1)));
   }
   return {a, b};
 }
@@ -89,7 +84,7 @@ ValueId seed(Trace& t, ValueId seed_value) {
     throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be an integer; got {}", st.str_short()));
   // threefry_seed: high word = seed >> 32 (0 for a 32-bit seed), low word = the seed's bits.
   ValueId low = convert(t, seed_value, {kKeyDType, false});
-  return stack(t, {i32(t, 0), low}, 0);
+  return stack(t, {u32(t, 0), low}, 0);
 }
 
 ValueId split(Trace& t, ValueId key, const Shape& shape) {
@@ -102,7 +97,7 @@ ValueId split(Trace& t, ValueId key, const Shape& shape) {
 ValueId fold_in(Trace& t, ValueId key, ValueId data) {
   auto [k1, k2] = key_halves(t, key);
   // threefry_2x32(key, threefry_seed(data)): the counter pair is (0, data).
-  auto [b1, b2] = threefry2x32(t, k1, k2, i32(t, 0), convert(t, data, {kKeyDType, false}));
+  auto [b1, b2] = threefry2x32(t, k1, k2, u32(t, 0), convert(t, data, {kKeyDType, false}));
   return stack(t, {b1, b2}, 0);
 }
 
@@ -120,7 +115,7 @@ ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId 
   // 23 random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus 1 is
   // uniform on [0, 1), then scaled, shifted and clamped below at minval.
   ValueId b = bits(t, key, shape, out_sharding);
-  ValueId mantissa = bor(t, lshr(t, b, i32(t, 32 - 23)), i32(t, 0x3f800000));
+  ValueId mantissa = bor(t, lshr(t, b, u32(t, 32 - 23)), u32(t, 0x3f800000));
   ValueId unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F32), f32(t, 1.0));
   ValueId lo = convert(t, minval, {dtype, false});
   ValueId hi = convert(t, maxval, {dtype, false});
@@ -146,14 +141,14 @@ ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, Value
   ValueId keys = split(t, key, {2});
   ValueId higher = bits(t, index_dims(t, keys, {0}, {0}), shape, out_sharding);
   ValueId lower = bits(t, index_dims(t, keys, {0}, {1}), shape, out_sharding);
-  ValueId span = binary(t, "sub", EwOp::Sub, hi, lo);  // as uint32
-  span = where(t, binary(t, "le", EwOp::Le, hi, lo), i32(t, 1), span);
+  ValueId span = convert(t, binary(t, "sub", EwOp::Sub, hi, lo), {kKeyDType, false});
+  span = where(t, binary(t, "le", EwOp::Le, hi, lo), u32(t, 1), span);
   // multiplier = 2**32 mod span, from (2**16 mod span)**2 in wrapping uint32 arithmetic.
-  ValueId multiplier = urem32(t, i32(t, 65536), span);
+  ValueId multiplier = urem32(t, u32(t, 65536), span);
   multiplier = urem32(t, binary(t, "mul", EwOp::Mul, multiplier, multiplier), span);
   ValueId offset = add(t, binary(t, "mul", EwOp::Mul, urem32(t, higher, span), multiplier), urem32(t, lower, span));
   offset = urem32(t, offset, span);
-  return add(t, lo, offset);
+  return add(t, lo, convert(t, offset, {dtype, false}));
 }
 
 ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const OptOutSharding& out_sharding) {
@@ -165,8 +160,8 @@ ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const Op
 ValueId permutation_indices(Trace& t, ValueId key, int64_t n) {
   // JAX's _shuffle: enough rounds of sorting on fresh 32-bit keys that colliding keys are
   // unlikely (exponent 3 of tjablin's analysis); the sort is stable. A round sorts int64
-  // words (sort key with its sign bit flipped, so signed order is unsigned order; then the
-  // position, for stability; then the value carried along).
+  // words (the uint32 sort key minus 2**31 in the high word, so signed order is the key's
+  // order; then the position, for stability; then the value carried along).
   const double uint32max = 4294967295.0;
   const auto rounds = static_cast<int>(std::ceil(3 * std::log(static_cast<double>(std::max<int64_t>(1, n))) / std::log(uint32max)));
   const bool packed_position = n <= 65536;  // position and value share the low 32 bits
@@ -176,7 +171,8 @@ ValueId permutation_indices(Trace& t, ValueId key, int64_t n) {
     ValueId keys = split(t, key, {2});
     key = index_dims(t, keys, {0}, {0});
     ValueId sort_keys = bits(t, index_dims(t, keys, {0}, {1}), {n});
-    ValueId high = shl(t, convert(t, bxor(t, sort_keys, i32(t, std::numeric_limits<int32_t>::min())), {DType::I64, false}), i64(t, 32));
+    ValueId centred = binary(t, "sub", EwOp::Sub, convert(t, sort_keys, {DType::I64, false}), i64(t, 2147483648.0));
+    ValueId high = shl(t, centred, i64(t, 32));
     ValueId value = convert(t, x, {DType::I64, false});
     ValueId low = packed_position ? bor(t, shl(t, position, i64(t, 16)), value) : value;
     ValueId sorted = sort(t, bor(t, high, low), 0);

@@ -3,9 +3,7 @@
 // under jit alike and shards like any elementwise program: every output element hashes its
 // own row-major index, so values never depend on the output's sharding.
 //
-// Key data is uint32[..., 2] in JAX. Until shard has a uint32 dtype the same 32 bits live
-// in int32 (`kKeyDType`): the threefry arithmetic (wrapping add, xor, shifts) is
-// sign-agnostic, and the unsigned steps (remainders, comparisons) widen to int64 first.
+// Key data is uint32[..., 2] and random bits are uint32, as in JAX (`kKeyDType`).
 #pragma once
 #include <string>
 #include <utility>
@@ -26,7 +24,7 @@ ValueId erf_inv(Trace& t, ValueId x);
 
 namespace random {
 
-inline constexpr DType kKeyDType = DType::I32;  // holds JAX's uint32 key data and random bits
+inline constexpr DType kKeyDType = DType::U32;  // JAX's key data and random bits
 
 // The threefry2x32 block cipher (20 rounds) on counter pairs (x1, x2) under key (k1, k2);
 // scalar keys broadcast to the counters' shape.
@@ -38,7 +36,7 @@ ValueId seed(Trace& t, ValueId seed_value);
 ValueId split(Trace& t, ValueId key, const Shape& shape);
 // A new key from a key and 32 bits of data.
 ValueId fold_in(Trace& t, ValueId key, ValueId data);
-// uint32 random bits of `shape` (held in int32).
+// uint32 random bits of `shape`.
 ValueId bits(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
 
 // Samplers (JAX's algorithms, bit for bit where XLA's float math allows).

@@ -20,9 +20,11 @@ std::vector<int64_t> normalize_axes(const std::string& op, std::vector<int64_t> 
   return axes;
 }
 
-// The dtype a sum/prod accumulates and returns: bool and ints give the default int.
+// The dtype a sum/prod accumulates and returns (jnp's promote_integers=True): bool gives the
+// default int, unsigned ints narrower than uint32 give uint32.
 DTypeW sum_dtype(const ArrayType& t) {
   if (t.dtype() == DType::Bool) return {DType::I32, false};
+  if (t.dtype() == DType::U8 || t.dtype() == DType::U16) return {DType::U32, false};
   return {t.dtype(), t.weak_type()};
 }
 }  // namespace

@@ -9,11 +9,15 @@ using types::DType;
 
 namespace {
 // Lattice nodes.
-enum Node { B1, IW, I32, I64, FW, F16, BF16, F32, F64, kNodes };
+enum Node { B1, IW, U8, U16, U32, I32, I64, FW, F16, BF16, F32, F64, kNodes };
 
+// A weak value of any integer dtype is the weak int i* (JAX's _jax_type: weak -> int).
 Node node_of(DTypeW t) {
   switch (t.dtype) {
     case DType::Bool: return B1;
+    case DType::U8: return t.weak ? IW : U8;
+    case DType::U16: return t.weak ? IW : U16;
+    case DType::U32: return t.weak ? IW : U32;
     case DType::I32: return t.weak ? IW : I32;
     case DType::I64: return t.weak ? IW : I64;
     case DType::F16: return F16;
@@ -28,6 +32,9 @@ DTypeW type_of(Node n) {
   switch (n) {
     case B1: return {DType::Bool, false};
     case IW: return {DType::I32, true};
+    case U8: return {DType::U8, false};
+    case U16: return {DType::U16, false};
+    case U32: return {DType::U32, false};
     case I32: return {DType::I32, false};
     case I64: return {DType::I64, false};
     case FW: return {DType::F32, true};
@@ -42,8 +49,14 @@ DTypeW type_of(Node n) {
 // upper[n] = the set of nodes >= n (bitmask), from the lattice edges.
 std::array<unsigned, kNodes> upper_sets() {
   std::array<std::vector<Node>, kNodes> edges{};
+  // JAX's standard lattice with x64 off (jax/_src/dtypes.py), without the int8/int16/uint64
+  // nodes shard lacks: i* -> {u8, i8}, u8 -> {i16, u16}, u16 -> {i32, u32}, and with x64 off
+  // u32 -> {i32, u64} (so u32 + i32 = int32, never int64). i8/i16 lead only to i32 here.
   edges[B1] = {IW};
-  edges[IW] = {I32};
+  edges[IW] = {U8, I32};
+  edges[U8] = {U16, I32};
+  edges[U16] = {U32, I32};
+  edges[U32] = {I32};
   edges[I32] = {I64};
   edges[I64] = {FW};
   edges[FW] = {F16, BF16};
@@ -72,6 +85,33 @@ DType canonicalize_device(DType t) {
   if (t == DType::F64) return DType::F32;
   if (t == DType::I64) return DType::I32;
   return t;
+}
+
+// numpy.promote_types over shard's dtypes (host arrays). Integers: same signedness -> the
+// wider; mixed -> a signed type wider than the unsigned one (uint32 + int32 = int64; shard's
+// signed types are >= 32 bits, so that is int64 only for uint32). Integer with float: the
+// smallest float that holds the integer's range (uint8 -> float16, uint16 -> float32, wider
+// -> float64), widened to the float operand.
+DType numpy_promote_types(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  using types::dtype_size;
+  using types::is_float;
+  using types::is_unsigned;
+  auto float_promote = [](DType x, DType y) {
+    if ((x == DType::F16 && y == DType::BF16) || (x == DType::BF16 && y == DType::F16)) return DType::F32;
+    return dtype_size(x) >= dtype_size(y) ? x : y;
+  };
+  if (is_float(a) && is_float(b)) return float_promote(a, b);
+  if (!is_float(a) && !is_float(b)) {
+    if (is_unsigned(a) == is_unsigned(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
+    DType u = is_unsigned(a) ? a : b, s = is_unsigned(a) ? b : a;
+    return dtype_size(s) > dtype_size(u) ? s : DType::I64;
+  }
+  DType i = is_float(a) ? b : a, f = is_float(a) ? a : b;
+  DType holds = i == DType::U8 ? DType::F16 : i == DType::U16 ? DType::F32 : DType::F64;
+  return float_promote(holds, f);
 }
 
 DTypeW to_inexact(DTypeW t) {

@@ -1,6 +1,7 @@
 // JAX's type promotion with weak types (jax.numpy.result_type, 64-bit mode off on device):
 // the least upper bound in the lattice
-//   bool -> i* -> i32 -> i64 -> f* -> {f16, bf16} -> f32 -> f64
+//   bool -> i* -> i32 -> i64 -> f* -> {f16, bf16} -> f32 -> f64,
+//           i* -> u8 -> u16 -> u32 -> i32 (and u8 -> i32, u16 -> i32)
 // where i* / f* are the weak types of Python ints and floats (int32 / float32 with
 // weak_type=True). i32 + f16 = f16, bf16 + f16 = f32, i32 + 1.5 = f* (weak float32).
 #pragma once
@@ -15,6 +16,8 @@ struct DTypeW {
 };
 
 DTypeW promote(DTypeW a, DTypeW b);
+// numpy.promote_types (host arrays): uint32 + int32 = int64, uint16 + float16 = float32.
+types::DType numpy_promote_types(types::DType a, types::DType b);
 // Device dtypes with x64 off: float64 -> float32, int64 -> int32.
 types::DType canonicalize_device(types::DType t);
 // The dtype of true division / transcendental results: ints and bools become float (weak

@@ -1,5 +1,7 @@
 // Element types of arrays. Device arrays follow JAX with 64-bit mode off (float32/int32 by
 // default); host (numpy) arrays keep numpy's dtypes. bf16/f16 are storage-only for now.
+// Unsigned integers (uint8/16/32) are full citizens: jax.random's key data and bits are
+// uint32 as in JAX. There is no uint64 (JAX canonicalises it to uint32 with x64 off).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +15,9 @@ namespace shard::types {
   X(Bool, "bool", 1, 'b', "bool")              \
   X(I32, "int32", 4, 'i', "i32")               \
   X(I64, "int64", 8, 'i', "i64")               \
+  X(U8, "uint8", 1, 'u', "u8")                 \
+  X(U16, "uint16", 2, 'u', "u16")              \
+  X(U32, "uint32", 4, 'u', "u32")              \
   X(F16, "float16", 2, 'f', "f16")             \
   X(BF16, "bfloat16", 2, 'f', "bf16")          \
   X(F32, "float32", 4, 'f', "f32")             \
@@ -49,7 +54,7 @@ constexpr size_t dtype_size(DType t) {
   }
   return 0;
 }
-// 'b' bool, 'i' signed integer, 'f' floating
+// 'b' bool, 'i' signed integer, 'u' unsigned integer, 'f' floating (numpy's dtype.kind)
 constexpr char dtype_kind(DType t) {
   switch (t) {
 #define X(e, n, b, k, sh) case DType::e: return k;
@@ -59,7 +64,10 @@ constexpr char dtype_kind(DType t) {
   return '?';
 }
 constexpr bool is_float(DType t) { return dtype_kind(t) == 'f'; }
-constexpr bool is_int(DType t) { return dtype_kind(t) == 'i'; }
+// Any integer, signed or unsigned (numpy's np.integer).
+constexpr bool is_int(DType t) { return dtype_kind(t) == 'i' || dtype_kind(t) == 'u'; }
+constexpr bool is_unsigned(DType t) { return dtype_kind(t) == 'u'; }
+constexpr bool is_signed_int(DType t) { return dtype_kind(t) == 'i'; }
 
 inline std::optional<DType> dtype_from_name(std::string_view s) {
 #define X(e, n, b, k, sh) if (s == n) return DType::e;

@@ -23,6 +23,9 @@ side_by_side "$here/eager_ops.shard" "$here/numpy_eager_ops.py"
 echo "== jit (8 devices; numpy's compile_*/retrace_* is one eager run of the same ops)"
 side_by_side "$here/jit_ops.shard" "$here/numpy_jit_ops.py"
 
+echo "== shard_map collectives (8 devices; numpy copies the bytes one device ends with)"
+side_by_side "$here/shard_map_collectives.shard" "$here/numpy_memcpy.py"
+
 if [ -x "$build/tests/bench/bench_collectives" ]; then
   echo "== runtime collectives (8 device threads)"
   "$build/tests/bench/bench_collectives"

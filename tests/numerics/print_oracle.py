@@ -2,8 +2,8 @@
 """Oracle test for shard's array printing: numpy 1.24 (Debian's, /usr/bin/python3) is the oracle.
 
 Generates a few hundred seeded arrays (ranks 0-4, empty and summarised shapes; float16/32/64,
-int32/64, bool; magnitudes 1e-8..1e12, negatives, NaN/inf/-0.0, integer-valued floats, random
-bit patterns), writes each as raw bytes plus shape/dtype to a temp dir, runs print_driver on
+int32/64, uint8/16/32, bool; magnitudes 1e-8..1e12, negatives, NaN/inf/-0.0, integer-valued
+floats, random bit patterns), writes each as raw bytes plus shape/dtype to a temp dir, runs print_driver on
 them and compares its output with numpy's str(), repr() and JAX's Array repr (JAX's __repr__
 formula evaluated on numpy's array2string, since JAX itself is not installed).
 
@@ -129,7 +129,7 @@ def int_values(n, dtype):
         return rng.integers(-10 ** e, 10 ** e, n).astype(dtype)
     if kind == "full":
         return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
-    return rng.choice(np.array([info.min, info.max, 0, -1, 1], dtype=dtype), n)
+    return rng.choice(np.array([info.min, info.max, 0, -1, 1]).astype(dtype), n)  # -1 wraps for unsigned
 
 
 def gen_array(dtype):
@@ -145,7 +145,7 @@ def gen_array(dtype):
 
 
 def build_cases():
-    dtypes = [np.float32, np.float64, np.int32, np.int64, np.bool_, np.float16]
+    dtypes = [np.float32, np.float64, np.int32, np.int64, np.bool_, np.float16, np.uint8, np.uint16, np.uint32]
     cases = [gen_array(dt) for dt in dtypes for _ in range(CASES_PER_DTYPE)]
     # a few fixed classics
     cases += [np.arange(10.0), np.arange(12.0).reshape(3, 4), np.eye(3, dtype=np.float32),

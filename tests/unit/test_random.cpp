@@ -30,7 +30,7 @@ std::vector<std::vector<uint32_t>> run32(F body) {
   return out;
 }
 
-ValueId u32(trace::Trace& t, uint32_t v) { return trace::scalar_constant(t, static_cast<int32_t>(v), {DType::I32, false}); }
+ValueId u32(trace::Trace& t, uint32_t v) { return trace::scalar_constant(t, v, {trace::random::kKeyDType, false}); }
 ValueId vec(trace::Trace& t, std::vector<int32_t> v) {
   return trace::constant(t, DType::I32, {static_cast<int64_t>(v.size())}, v.data());
 }

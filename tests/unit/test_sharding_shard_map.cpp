@@ -97,9 +97,12 @@ TEST_CASE("§7 shard_map spec errors", "[sharding][shard_map]") {
                     "0 (and 0 < 1)") != std::string::npos);
   CHECK(scalar.find("For scalar values (rank 0), consider using an in_specs entry of `P()`") !=
         std::string::npos);
-  CHECK(error_of([&] { shard_map_output(sm, T(shard_map_inner_mesh(sm), "f32[4]"), P({{"dp"}, None})); })
-            .find("out_specs[0] is PartitionSpec('dp', None) which has length 2, but f(*args)[0] has "
+  CHECK(error_of([&] { shard_map_output(sm, T(shard_map_inner_mesh(sm), "f32[4]"), P({None, {"dp"}})); })
+            .find("out_specs[0] is PartitionSpec(None, 'dp') which has length 2, but f(*args)[0] has "
                   "shape float32[4]") != std::string::npos);
+  // Outputs: only named dims count (JAX's _check_names), so trailing Nones fit any rank (seed 001
+  // In [15]: out_specs=P('data_parallel_dim', None) for a rank-1 result).
+  CHECK(shard_map_output(sm, T(shard_map_inner_mesh(sm), "f32[4]"), P({{"dp"}, None})).str_short() == "float32[16@dp]");
   CHECK(error_of([&] { shard_map_input(sm, T(dp, "f32[8]"), P({{"tp"}}), x); })
             .find("refers to mesh axis 'tp' not in the mesh") != std::string::npos);
   ShardMapSpec partial = make_shard_map_spec("f", dp, AxisNames{"dp"}, true);

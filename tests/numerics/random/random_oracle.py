@@ -4,8 +4,9 @@
 Generates one .shard program per placement (eager; eager with out_sharding= on a 4x2 mesh;
 inside jax.jit with out_sharding=) that draws every case and np.save()s it, runs `shard`,
 and compares each result with threefry_ref.py, an independent numpy model of JAX's
-partitionable threefry2x32: bit-exact for key data, bits, uniform, randint, bernoulli and
-permutations; normal within 2 ulp-ish (rtol 1e-6: erf_inv goes through libm's log1pf).
+partitionable threefry2x32: bit-exact for key data and bits (which must be uint32), uniform,
+randint, bernoulli and permutations; normal within 2 ulp-ish (rtol 1e-6: erf_inv goes
+through libm's log1pf).
 Values must not depend on the placement.
 
 usage: random_oracle.py SHARD_EXE [-v] [--keep DIR]
@@ -81,8 +82,8 @@ def program(placement, cs, outdir):
 
 
 def compare(kind, got, want):
-    if kind == "bits":
-        return got.shape == want.shape and np.array_equal(got.view(np.uint32), want.astype(np.uint32))
+    if kind == "bits":  # key data and random bits are uint32 arrays, as in JAX
+        return got.shape == want.shape and got.dtype == np.uint32 and np.array_equal(got, want.astype(np.uint32))
     if kind == "normal":
         return got.shape == want.shape and got.dtype == np.float32 and np.allclose(got, want, rtol=1e-6, atol=1e-7)
     return got.shape == want.shape and got.dtype == np.asarray(want).dtype and np.array_equal(got, want)

@@ -1,0 +1,11 @@
+// jax.lax collectives for shard_map bodies: psum pmax pmin pmean all_gather psum_scatter
+// ppermute all_to_all axis_index axis_size pvary pcast. Each maps over a pytree of operands
+// and records one IR collective per leaf (types: sharding/collectives.cpp).
+#pragma once
+#include "interp/interp.hpp"
+
+namespace shard::api {
+
+void install_lax_collectives(interp::Interp& I, interp::ModuleObj& lax);
+
+}  // namespace shard::api

@@ -1,0 +1,105 @@
+// Collectives inside shard_map (SHARDING_RULES.md §7): each takes its type from the rule in
+// sharding/collectives.cpp and records one IR collective; the partitioner passes them through
+// and exec/lower_collectives.cpp runs them on the runtime's rendezvous collectives.
+// pvary has no data movement: it is recorded as a same-shape reshape carrying the new type.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "trace/ops.hpp"
+
+namespace shard::trace {
+
+using ir::OpKind;
+
+namespace {
+std::vector<bool>& check_vma_stack() {
+  static std::vector<bool> stack;
+  return stack;
+}
+}  // namespace
+
+CheckVmaScope::CheckVmaScope(bool check_vma) { check_vma_stack().push_back(check_vma); }
+CheckVmaScope::~CheckVmaScope() { check_vma_stack().pop_back(); }
+bool vma_checked() { return check_vma_stack().empty() || check_vma_stack().back(); }
+
+namespace {
+sharding::RuleContext collective_ctx(const Trace& t, const std::string& op) {
+  auto ctx = t.ctx(op);
+  ctx.check_vma = vma_checked();
+  return ctx;
+}
+}  // namespace
+
+ValueId pvary(Trace& t, ValueId x, const AxisNames& axes, const std::string& name) {
+  auto rt = sharding::propagate_pvary(collective_ctx(t, name), t.type(x), axes);
+  if (rt == t.type(x)) return x;
+  return t.emit(OpKind::Reshape, {x}, rt);
+}
+
+ValueId all_reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, const AxisNames& axes) {
+  auto ctx = collective_ctx(t, name);
+  auto rt = sharding::propagate_psum(ctx, t.type(x), axes);
+  ir::Attrs a;
+  a.reduce = kind;
+  a.axes = axes;
+  return t.emit(OpKind::AllReduce, {x}, rt, a);
+}
+
+ValueId pmean(Trace& t, ValueId x, const AxisNames& axes) {
+  ValueId s = all_reduce(t, "pmean", ReduceKind::Sum, x, axes);
+  auto n = static_cast<double>(t.mesh().axes_size(axes));
+  return binary(t, "div", EwOp::Div, s, scalar_constant(t, n, {DType::I32, true}));
+}
+
+ValueId all_gather(Trace& t, ValueId x, const AxisNames& axes, int64_t axis, bool tiled) {
+  auto ctx = collective_ctx(t, "all_gather");
+  const auto& xt = t.type(x);
+  auto rt = sharding::propagate_all_gather(ctx, xt, axes, axis, tiled);
+  ir::Attrs a;
+  a.axes = axes;
+  a.axis = static_cast<int64_t>(sharding::normalize_axis(ctx, axis, tiled ? xt.rank() : xt.rank() + 1, "axis"));
+  a.flag = tiled;
+  return t.emit(OpKind::AllGather, {x}, rt, a);
+}
+
+ValueId psum_scatter(Trace& t, ValueId x, const AxisNames& axes, int64_t scatter_dimension, bool tiled) {
+  auto ctx = collective_ctx(t, "psum_scatter");
+  const auto& xt = t.type(x);
+  auto rt = sharding::propagate_psum_scatter(ctx, xt, axes, scatter_dimension, tiled);
+  ir::Attrs a;
+  a.reduce = ReduceKind::Sum;
+  a.axes = axes;
+  a.axis = static_cast<int64_t>(sharding::normalize_axis(ctx, scatter_dimension, xt.rank(), "scatter_dimension"));
+  a.flag = tiled;
+  return t.emit(OpKind::ReduceScatter, {x}, rt, a);
+}
+
+ValueId ppermute(Trace& t, ValueId x, const AxisNames& axes, const std::vector<std::pair<int64_t, int64_t>>& perm) {
+  auto rt = sharding::propagate_ppermute(collective_ctx(t, "ppermute"), t.type(x), axes, perm);
+  ir::Attrs a;
+  a.axes = axes;
+  a.pairs = perm;
+  return t.emit(OpKind::CollectivePermute, {x}, rt, a);
+}
+
+ValueId all_to_all(Trace& t, ValueId x, const AxisNames& axes, int64_t split_axis, int64_t concat_axis, bool tiled) {
+  auto ctx = collective_ctx(t, "all_to_all");
+  const auto& xt = t.type(x);
+  auto rt = sharding::propagate_all_to_all(ctx, xt, axes, split_axis, concat_axis, tiled);
+  ir::Attrs a;
+  a.axes = axes;
+  a.axis = static_cast<int64_t>(sharding::normalize_axis(ctx, split_axis, xt.rank(), "split_axis"));
+  a.axis2 = static_cast<int64_t>(sharding::normalize_axis(ctx, concat_axis, xt.rank(), "concat_axis"));
+  a.flag = tiled;
+  return t.emit(OpKind::AllToAll, {x}, rt, a);
+}
+
+ValueId axis_index(Trace& t, const AxisNames& axes) {
+  auto rt = sharding::propagate_axis_index(collective_ctx(t, "axis_index"), axes);
+  ir::Attrs a;
+  a.axes = axes;
+  return t.emit(OpKind::AxisIndex, {}, rt, a);
+}
+
+}  // namespace shard::trace
