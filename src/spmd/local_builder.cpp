@@ -96,6 +96,36 @@ ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, codegen::ReduceKin
   return emit(OpKind::AllReduce, {v}, dt, shape, a);
 }
 
+ir::ValueId LocalBuilder::reduce_scatter(ir::ValueId v, DType dt, codegen::ReduceKind kind, const Entry& axes, int64_t d,
+                                         const std::string& why) {
+  auto shape = fn_.type(v).shape();
+  shape[d] /= axes_size(axes);
+  ir::Attrs a;
+  a.axes = axes;
+  a.reduce = kind;
+  a.axis = d;
+  a.flag = true;  // tiled
+  // Each device receives the partial blocks of the others for its own block.
+  record("reduce-scatter", axes,
+         types::shape_product(shape) * (axes_size(axes) - 1) * static_cast<int64_t>(types::dtype_size(dt)), why);
+  return emit(OpKind::ReduceScatter, {v}, dt, shape, a);
+}
+
+ir::ValueId LocalBuilder::all_to_all(ir::ValueId v, DType dt, int64_t split, int64_t concat, const Entry& axes,
+                                     const std::string& why) {
+  auto shape = fn_.type(v).shape();
+  const int64_t n = axes_size(axes);
+  shape[split] /= n;
+  shape[concat] *= n;
+  ir::Attrs a;
+  a.axes = axes;
+  a.axis = split;
+  a.axis2 = concat;
+  a.flag = true;  // tiled
+  record("all-to-all", axes, types::shape_product(shape) * (n - 1) / n * static_cast<int64_t>(types::dtype_size(dt)), why);
+  return emit(OpKind::AllToAll, {v}, dt, shape, a);
+}
+
 static bool is_prefix(const Entry& p, const Entry& e) {
   return p.size() <= e.size() && std::equal(p.begin(), p.end(), e.begin());
 }
@@ -106,6 +136,21 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
   PartitionSpec from = normalized(from_in, rank), to = normalized(to_in, rank);
   if (from == to) return v;
   auto cur = from.entries();
+  // 0. Sharding that only changes dims moves by all-to-all: each device exchanges 1/n of its
+  //    block with each peer instead of gathering the whole array.
+  for (size_t d = 0; d < rank; ++d) {
+    if (cur[d].empty() || is_prefix(cur[d], to[d])) continue;
+    for (size_t e = 0; e < rank; ++e) {
+      if (e == d || !cur[e].empty() || !is_prefix(cur[d], to[e])) continue;
+      const int64_t n = axes_size(cur[d]);
+      if (fn_.type(v).shape()[e] % n != 0) continue;
+      v = all_to_all(v, dt, static_cast<int64_t>(e), static_cast<int64_t>(d), cur[d],
+                     fmt::format("{}: the sharding on {} moves from dim {} to dim {}", why, entry_text(cur[d]), d, e));
+      cur[e] = cur[d];
+      cur[d].clear();
+      break;
+    }
+  }
   // 1. Gather every dim whose current axes are not the start of its target axes.
   for (size_t d = 0; d < rank; ++d) {
     if (!cur[d].empty() && !is_prefix(cur[d], to[d])) {

@@ -104,6 +104,46 @@ TEST_CASE("matmul contracting over mp on both sides: partial products + all-redu
     }
 }
 
+TEST_CASE("matmul whose result is wanted sharded over the contracted axis: one reduce-scatter", "[spmd]") {
+  auto m = mesh42();
+  ir::Function f;
+  auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
+  auto w = f.new_value(gtype(m, {4, 6}, PartitionSpec(E{{"mp"}, {}})));
+  f.params = {x, w};
+  ir::Attrs a;
+  a.dims = {1};
+  a.dims2 = {0};
+  f.results = {op1(f, OpKind::DotGeneral, {x, w}, gtype(m, {8, 6}, PartitionSpec(E{{"dp"}, {"mp"}})), a)};
+  auto hx = iota(32, 0.5f), hw = iota(24, 0.25f);
+  auto run = exec::run_global(f, {put(m, hx, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), put(m, hw, {4, 6}, PartitionSpec(E{{"mp"}, {}}))});
+  REQUIRE(run.ledger->size() == 1);
+  CHECK((*run.ledger)[0].kind == "reduce-scatter");
+  CHECK((*run.ledger)[0].axes == std::vector<std::string>{"mp"});
+  CHECK((*run.ledger)[0].bytes_per_device == 2 * 3 * 1 * 4);  // the other rank's partial block
+  CHECK(run.outputs[0]->sharding.spec() == PartitionSpec(E{{"dp"}, {"mp"}}));
+  auto out = fetch(run.outputs[0]);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 6; ++j) {
+      float ref = 0;
+      for (int k = 0; k < 4; ++k) ref += hx[i * 4 + k] * hw[k * 6 + j];
+      REQUIRE(out[i * 6 + j] == Approx(ref));
+    }
+}
+
+TEST_CASE("moving a sharding from one dim to another is one all-to-all, not a gather", "[spmd]") {
+  auto m = mesh42();
+  ir::Function f;
+  auto x = f.new_value(gtype(m, {8, 8}, PartitionSpec(E{{"mp"}, {}})));
+  f.params = {x};
+  f.results = {op1(f, OpKind::Reshard, {x}, gtype(m, {8, 8}, PartitionSpec(E{{}, {"mp"}})))};
+  auto host = iota(64);
+  auto run = exec::run_global(f, {put(m, host, {8, 8}, PartitionSpec(E{{"mp"}, {}}))});
+  REQUIRE(run.ledger->size() == 1);
+  CHECK((*run.ledger)[0].kind == "all-to-all");
+  CHECK((*run.ledger)[0].bytes_per_device == 32 / 2 * 4);  // half the local block leaves
+  CHECK(fetch(run.outputs[0]) == host);
+}
+
 TEST_CASE("resharding between layouts gathers then slices; values unchanged", "[spmd]") {
   auto m = mesh42();
   auto host = iota(64);
