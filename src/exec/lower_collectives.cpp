@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "exec/timeline.hpp"
 #include "runtime/collectives.hpp"
 
 namespace shard::exec {
@@ -31,11 +32,16 @@ Step lower_collective(const ir::Op& op, const ir::Function& fn, Step s, Executab
     }
     case OpKind::AllReduce: {
       const auto& t = fn.type(op.operands[0]);
-      s.run = [groups = exe.groups_over(a.axes), kind = static_cast<runtime::ReduceKind>(a.reduce), dt = t.dtype(),
-               n = static_cast<size_t>(t.num_elements()), note = axes_note(a.axes)](
-                  const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
+      // One result buffer for the whole group (results are immutable): each rank writes its
+      // chunk once instead of into every rank's copy.
+      s.run_region = [groups = exe.groups_over(a.axes), kind = static_cast<runtime::ReduceKind>(a.reduce), dt = t.dtype(),
+                      n = static_cast<size_t>(t.num_elements()), note = axes_note(a.axes), in = s.in[0], out = s.out[0],
+                      name = s.name](const StepContext& ctx, std::vector<BufferRef>& slots) {
         auto& g = *(*groups)[ctx.device];
-        runtime::all_reduce(g, g.rank_of(ctx.device), kind, dt, in[0], out[0], n, note);
+        const bool timed = timeline_enabled();
+        const int64_t t0 = timed ? timeline_now() : 0;
+        slots[out] = runtime::all_reduce_shared(g, g.rank_of(ctx.device), kind, dt, slots[in]->data(), n, note);
+        if (timed) timeline_record(ctx.device, name, t0, timeline_now());
       };
       return s;
     }
