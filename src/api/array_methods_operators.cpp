@@ -115,33 +115,25 @@ Value other_operand(Interp& I, const Value& self, const Value& other) {
   return as_operand(I, other, host);
 }
 
+// x.__add__(y) / x.__radd__(y) (reflected: y + x); NotImplemented for other operands.
+NativeFn binary_dunder(const BinSpec& spec, bool reflected) {
+  const char* dunder = reflected ? spec.rdunder : spec.dunder;
+  return [spec, dunder, reflected](Interp& I, CallArgs& a) -> Value {
+    bi::method_nargs(I, a, dunder, 1, 1);
+    Value o = other_operand(I, a.args[0], a.args[1]);
+    if (!o) return interp::not_implemented();
+    return reflected ? op_binary(I, spec.name, spec.op, o, a.args[0]) : op_binary(I, spec.name, spec.op, a.args[0], o);
+  };
+}
+
 }  // namespace
 
 void install_array_operators(const ClassP& c) {
-  for (const auto& s : kBinary) {
-    const BinSpec spec = s;
-    bi::def(c, spec.dunder, [spec](Interp& I, CallArgs& a) -> Value {
-      bi::method_nargs(I, a, spec.dunder, 1, 1);
-      Value o = other_operand(I, a.args[0], a.args[1]);
-      if (!o) return interp::not_implemented();
-      return op_binary(I, spec.name, spec.op, a.args[0], o);
-    });
-    bi::def(c, spec.rdunder, [spec](Interp& I, CallArgs& a) -> Value {
-      bi::method_nargs(I, a, spec.rdunder, 1, 1);
-      Value o = other_operand(I, a.args[0], a.args[1]);
-      if (!o) return interp::not_implemented();
-      return op_binary(I, spec.name, spec.op, o, a.args[0]);
-    });
+  for (const auto& spec : kBinary) {
+    bi::def(c, spec.dunder, binary_dunder(spec, false));
+    bi::def(c, spec.rdunder, binary_dunder(spec, true));
   }
-  for (const auto& s : kCompare) {
-    const BinSpec spec = s;
-    bi::def(c, spec.dunder, [spec](Interp& I, CallArgs& a) -> Value {
-      bi::method_nargs(I, a, spec.dunder, 1, 1);
-      Value o = other_operand(I, a.args[0], a.args[1]);
-      if (!o) return interp::not_implemented();
-      return op_binary(I, spec.name, spec.op, a.args[0], o);
-    });
-  }
+  for (const auto& spec : kCompare) bi::def(c, spec.dunder, binary_dunder(spec, false));
   bi::def(c, "__matmul__", [](Interp& I, CallArgs& a) -> Value {
     bi::method_nargs(I, a, "__matmul__", 1, 1);
     Value o = other_operand(I, a.args[0], a.args[1]);

@@ -127,10 +127,7 @@ void init_jit_class() {
   auto c = jit_class();
   bi::def(c, "__call__", [](Interp& I, CallArgs& a) -> Value {
     JitObj& j = self_jit(I, a, "__call__");
-    CallArgs rest;
-    rest.args.assign(a.args.begin() + 1, a.args.end());
-    rest.kwargs = a.kwargs;
-    rest.loc = a.loc;
+    CallArgs rest = bi::args_without_self(a);
     return call_jitted(I, j, rest);
   });
   bi::def(c, "__repr__", [](Interp& I, CallArgs& a) -> Value {
@@ -143,10 +140,7 @@ void init_jit_class() {
   });
   bi::def(c, "lower", [](Interp& I, CallArgs& a) -> Value {
     JitObj& j = self_jit(I, a, "lower");
-    CallArgs rest;
-    rest.args.assign(a.args.begin() + 1, a.args.end());
-    rest.kwargs = a.kwargs;
-    rest.loc = a.loc;
+    CallArgs rest = bi::args_without_self(a);
     return lower_jitted(I, a.args.at(0), j, rest);
   });
   bi::def(c, "clear_cache", [](Interp& I, CallArgs& a) -> Value {

@@ -103,7 +103,7 @@ static void leaf_paths(Interp& I, const Value& v, const std::string& path, std::
   if (depth > 200) return;
   std::vector<Value> leaves;
   TreeDef d = tree_flatten(I, v, leaves);
-  if (d.kind == TreeDef::Leaf) {
+  if (d.kind == TreeDef::Leaf || d.kind == TreeDef::Key) {
     out.push_back(path);
     return;
   }

@@ -45,6 +45,7 @@ void leaf_names(Interp& I, const TreeDef& def, const std::string& path, std::vec
   switch (def.kind) {
     case TreeDef::Leaf: out.push_back(path); return;
     case TreeDef::None: return;
+    case TreeDef::Key: leaf_names(I, def.children.at(0), path, out); return;
     case TreeDef::Dict:
       for (size_t i = 0; i < def.children.size(); ++i) leaf_names(I, def.children[i], path + "[" + I.repr(def.keys[i]) + "]", out);
       return;
@@ -175,10 +176,7 @@ ClassP compiled_class() {
     });
     bi::def(k, "__call__", [self](Interp& I, CallArgs& a) -> Value {
       CompiledObj& c = self(I, a, "__call__");
-      CallArgs rest;
-      rest.args.assign(a.args.begin() + 1, a.args.end());
-      rest.kwargs = a.kwargs;
-      rest.loc = a.loc;
+      CallArgs rest = bi::args_without_self(a);
       return call_compiled(I, c, rest);
     });
     bi::def_property(k, "output_shardings", [self](Interp& I, CallArgs& a) -> Value {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "api/random_keys.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -14,6 +15,11 @@ namespace bi = interp::bi;
 TreeDef tree_flatten(interp::Interp& I, const Value& v, std::vector<Value>& leaves, int depth) {
   if (depth > 200) I.raise("RecursionError", "maximum recursion depth exceeded while flattening a pytree");
   TreeDef d;
+  if (is_key_array(v)) {  // typed keys travel as their uint32 key data
+    d.kind = TreeDef::Key;
+    d.children.push_back(tree_flatten(I, key_array_data(v), leaves, depth + 1));
+    return d;
+  }
   switch (v->kind) {
     case ObjKind::None: d.kind = TreeDef::None; return d;
     case ObjKind::Tuple:
@@ -47,6 +53,7 @@ Value tree_unflatten(interp::Interp& I, const TreeDef& def, const std::vector<Va
   switch (def.kind) {
     case TreeDef::Leaf: return leaves.at(pos++);
     case TreeDef::None: return interp::none();
+    case TreeDef::Key: return make_key_array(tree_unflatten(I, def.children.at(0), leaves, pos));
     case TreeDef::Tuple:
     case TreeDef::List: {
       std::vector<Value> items;
@@ -66,6 +73,7 @@ std::string tree_signature(interp::Interp& I, const TreeDef& def) {
   switch (def.kind) {
     case TreeDef::Leaf: return "*";
     case TreeDef::None: return "None";
+    case TreeDef::Key: return "key(" + tree_signature(I, def.children.at(0)) + ")";
     default: break;
   }
   std::string s = def.kind == TreeDef::Tuple ? "(" : def.kind == TreeDef::List ? "[" : "{";

@@ -9,7 +9,7 @@
 namespace shard::api {
 
 struct TreeDef {
-  enum Kind { Leaf, None, Tuple, List, Dict } kind = Leaf;
+  enum Kind { Leaf, None, Tuple, List, Dict, Key } kind = Leaf;  // Key: a typed PRNG key over children[0]
   std::vector<TreeDef> children;
   std::vector<interp::Value> keys;  // Dict: the keys, sorted
 };

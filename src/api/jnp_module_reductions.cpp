@@ -28,6 +28,15 @@ void unsupported(Interp& I, const ArgParser& p, const std::string& name, std::in
       I.raise("NotImplementedError", fmt::format("{}: the '{}' argument is not supported yet", name, k));
 }
 
+// The operand of a reduction or scan as it accumulates: in dtype= when given; on the host,
+// integer sums and products in int64 (numpy's default accumulator).
+ValueId accumulation_input(Trace& t, ValueId v, const std::optional<DType>& dt, bool host, ReduceKind kind) {
+  if (dt) return trace::convert(t, v, {storage_dtype(*dt, host), false});
+  if (host && (kind == ReduceKind::Sum || kind == ReduceKind::Prod) && !types::is_float(t.type(v).dtype()))
+    return trace::convert(t, v, {DType::I64, false});
+  return v;
+}
+
 // sum/prod/max/min/all/any over `axis` (None = all; () = none).
 Value reduce_impl(Interp& I, CallArgs& a, const std::string& name, ReduceKind kind) {
   ArgParser p(I, a, name, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
@@ -38,10 +47,7 @@ Value reduce_impl(Interp& I, CallArgs& a, const std::string& name, ReduceKind ki
   const bool keepdims = keepdims_of(I, p);
   const bool host = host_operands({x});
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId v = ids[0];
-    if (dt) v = trace::convert(t, v, {storage_dtype(*dt, host), false});
-    else if (host && (kind == ReduceKind::Sum || kind == ReduceKind::Prod) && !types::is_float(t.type(v).dtype()))
-      v = trace::convert(t, v, {DType::I64, false});
+    ValueId v = accumulation_input(t, ids[0], dt, host, kind);
     if (axes && axes->empty()) {
       if (kind == ReduceKind::And || kind == ReduceKind::Or) v = trace::convert(t, v, {DType::Bool, false});
       return std::vector<ValueId>{v};
@@ -102,10 +108,7 @@ Value cumulative_impl(Interp& I, CallArgs& a, const std::string& name, ReduceKin
   auto dt = dtype_arg(I, p.get("dtype"));
   const bool host = host_operands({x});
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId v = ids[0];
-    if (dt) v = trace::convert(t, v, {storage_dtype(*dt, host), false});
-    else if (host && (kind == ReduceKind::Sum || kind == ReduceKind::Prod) && !types::is_float(t.type(v).dtype()))
-      v = trace::convert(t, v, {DType::I64, false});
+    ValueId v = accumulation_input(t, ids[0], dt, host, kind);
     return std::vector<ValueId>{trace::cumulative(t, name, kind, v, axis)};
   });
 }

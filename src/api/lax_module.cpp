@@ -83,6 +83,36 @@ Value lax_nary(Interp& I, const std::string& name, CallArgs& a, size_t n,
   });
 }
 
+// An elementwise lax op of `arity` operands whose trace is body(t, name, op, operands).
+using EwBody = ValueId (*)(Trace&, const std::string&, EwOp, const std::vector<ValueId>&);
+NativeFn lax_elementwise(std::string name, size_t arity, EwOp op, EwBody body) {
+  return [name, arity, op, body](Interp& I, CallArgs& a) {
+    return lax_nary(I, name, a, arity, [&](Trace& t, const std::vector<ValueId>& ids) { return body(t, name, op, ids); });
+  };
+}
+
+ValueId lax_binary(Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
+  // lax.div on integers truncates (C semantics): Rem's partner.
+  if (op == EwOp::Div && types::is_int(t.type(ids[0]).dtype())) {
+    ValueId r = trace::binary(t, name, EwOp::Rem, ids[0], ids[1]);
+    ValueId num = trace::binary(t, name, EwOp::Sub, ids[0], r);
+    return trace::binary(t, name, EwOp::FloorDiv, num, ids[1]);
+  }
+  return trace::binary(t, name, op, ids[0], ids[1]);
+}
+
+// lax ops of one operand and a list of dimensions (expand_dims, squeeze, rev).
+using DimsOp = ValueId (*)(Trace&, ValueId, const std::vector<int64_t>&);
+NativeFn lax_dims_op(std::string name, std::string operand, DimsOp op) {
+  return [name, operand, op](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, name, {operand, "dimensions"});
+    auto dims = int_list(I, p.get("dimensions"), "dimensions");
+    return apply(I, name, {lax_operand(I, p.get(operand), name, 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{op(t, ids[0], dims)};
+    });
+  };
+}
+
 Value lax_reduce(Interp& I, CallArgs& a, const char* name, ReduceKind kind) {
   ArgParser p(I, a, name, {"operand", "axes"});
   auto axes = int_list(I, p.get("axes"), "axes");
@@ -144,38 +174,22 @@ void register_lax_module() {
                 U{"log1p", EwOp::Log1p}, U{"sin", EwOp::Sin}, U{"cos", EwOp::Cos}, U{"tan", EwOp::Tan}, U{"tanh", EwOp::Tanh},
                 U{"logistic", EwOp::Logistic}, U{"not_", EwOp::Not}, U{"square", EwOp::Square}, U{"is_finite", EwOp::IsFinite},
                 U{"reciprocal", EwOp::Reciprocal}}) {
-      std::string name = u.name;
-      EwOp op = u.op;
-      def_fn(m, name, [name, op](Interp& I, CallArgs& a) {
-        return lax_nary(I, name, a, 1, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::unary(t, name, op, ids[0]); });
-      });
+      def_fn(m, u.name, lax_elementwise(u.name, 1, u.op, [](Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
+        return trace::unary(t, name, op, ids[0]);
+      }));
     }
     for (U u : {U{"add", EwOp::Add}, U{"sub", EwOp::Sub}, U{"mul", EwOp::Mul}, U{"div", EwOp::Div}, U{"rem", EwOp::Rem},
                 U{"pow", EwOp::Pow}, U{"max", EwOp::Max}, U{"min", EwOp::Min}, U{"atan2", EwOp::Atan2}, U{"eq", EwOp::Eq},
                 U{"ne", EwOp::Ne}, U{"lt", EwOp::Lt}, U{"le", EwOp::Le}, U{"gt", EwOp::Gt}, U{"ge", EwOp::Ge}, U{"bitwise_and", EwOp::And},
                 U{"bitwise_or", EwOp::Or}, U{"bitwise_xor", EwOp::Xor}}) {
-      std::string name = u.name;
-      EwOp op = u.op;
-      def_fn(m, name, [name, op](Interp& I, CallArgs& a) {
-        return lax_nary(I, name, a, 2, [&](Trace& t, const std::vector<ValueId>& ids) {
-          // lax.div on integers truncates (C semantics): Rem's partner.
-          if (op == EwOp::Div && types::is_int(t.type(ids[0]).dtype())) {
-            ValueId r = trace::binary(t, name, EwOp::Rem, ids[0], ids[1]);
-            ValueId num = trace::binary(t, name, EwOp::Sub, ids[0], r);
-            return trace::binary(t, name, EwOp::FloorDiv, num, ids[1]);
-          }
-          return trace::binary(t, name, op, ids[0], ids[1]);
-        });
-      });
+      def_fn(m, u.name, lax_elementwise(u.name, 2, u.op, lax_binary));
     }
     // Bit-level ops (jax.random's building blocks): shifts, bitcasts, erf_inv.
     for (U u : {U{"shift_left", EwOp::ShiftLeft}, U{"shift_right_logical", EwOp::ShiftRightLogical},
                 U{"shift_right_arithmetic", EwOp::ShiftRightArithmetic}}) {
-      std::string name = u.name;
-      EwOp op = u.op;
-      def_fn(m, name, [name, op](Interp& I, CallArgs& a) {
-        return lax_nary(I, name, a, 2, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::shift(t, name, op, ids[0], ids[1]); });
-      });
+      def_fn(m, u.name, lax_elementwise(u.name, 2, u.op, [](Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
+        return trace::shift(t, name, op, ids[0], ids[1]);
+      }));
     }
     def_fn(m, "erf_inv", [](Interp& I, CallArgs& a) {
       return lax_nary(I, "erf_inv", a, 1, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::erf_inv(t, ids[0]); });
@@ -376,27 +390,15 @@ void register_lax_module() {
         return std::vector<ValueId>{trace::broadcast_to(t, ids[0], s)};
       });
     });
-    def_fn(m, "expand_dims", [](Interp& I, CallArgs& a) {
-      ArgParser p(I, a, "expand_dims", {"array", "dimensions"});
-      auto dims = int_list(I, p.get("dimensions"), "dimensions");
-      return apply(I, "expand_dims", {lax_operand(I, p.get("array"), "expand_dims", 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
-        return std::vector<ValueId>{trace::expand_dims(t, ids[0], dims)};
-      });
-    });
-    def_fn(m, "squeeze", [](Interp& I, CallArgs& a) {
-      ArgParser p(I, a, "squeeze", {"array", "dimensions"});
-      auto dims = int_list(I, p.get("dimensions"), "dimensions");
-      return apply(I, "squeeze", {lax_operand(I, p.get("array"), "squeeze", 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
-        return std::vector<ValueId>{trace::squeeze(t, ids[0], dims)};
-      });
-    });
-    def_fn(m, "rev", [](Interp& I, CallArgs& a) {
-      ArgParser p(I, a, "rev", {"operand", "dimensions"});
-      auto dims = int_list(I, p.get("dimensions"), "dimensions");
-      return apply(I, "rev", {lax_operand(I, p.get("operand"), "rev", 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
-        return std::vector<ValueId>{trace::rev(t, ids[0], dims)};
-      });
-    });
+    def_fn(m, "expand_dims", lax_dims_op("expand_dims", "array", [](Trace& t, ValueId x, const std::vector<int64_t>& dims) {
+      return trace::expand_dims(t, x, dims);
+    }));
+    def_fn(m, "squeeze", lax_dims_op("squeeze", "array", [](Trace& t, ValueId x, const std::vector<int64_t>& dims) {
+      return trace::squeeze(t, x, dims);
+    }));
+    def_fn(m, "rev", lax_dims_op("rev", "operand", [](Trace& t, ValueId x, const std::vector<int64_t>& dims) {
+      return trace::rev(t, x, dims);
+    }));
     def_fn(m, "slice", [](Interp& I, CallArgs& a) {
       ArgParser p(I, a, "slice", {"operand", "start_indices", "limit_indices", "strides="});
       auto start = int_list(I, p.get("start_indices"), "start_indices");

@@ -8,6 +8,7 @@
 #include "api/array_value.hpp"
 #include "api/device_count.hpp"
 #include "api/sharding_objects.hpp"
+#include "api/value_methods.hpp"
 #include "array/array_format.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"
@@ -18,6 +19,8 @@ using interp::CallArgs;
 using interp::ObjKind;
 using types::AxisType;
 namespace bi = interp::bi;
+using bi::int_tuple;
+using bi::str_tuple;
 
 // ---- AxisType -----------------------------------------------------------------------------
 
@@ -199,16 +202,6 @@ Value mesh_shape_dict(Interp& I, const std::vector<std::pair<std::string, int64_
 
 namespace {
 
-Value str_tuple(const types::AxisNames& names) {
-  std::vector<Value> xs;
-  for (auto& n : names) xs.push_back(interp::make_str(n));
-  return interp::make_tuple(std::move(xs));
-}
-Value int_tuple(const std::vector<int64_t>& v) {
-  std::vector<Value> xs;
-  for (auto d : v) xs.push_back(interp::make_int(d));
-  return interp::make_tuple(std::move(xs));
-}
 Value shape_tuple_pairs(const std::vector<std::pair<std::string, int64_t>>& shape) {
   std::vector<Value> xs;
   for (auto& [n, s] : shape) xs.push_back(interp::make_tuple({interp::make_str(n), interp::make_int(s)}));
@@ -329,17 +322,7 @@ void init_mesh_class() {
   c->native_new = mesh_new;
   bi::def(c, "__repr__", [](Interp& I, CallArgs& a) { return interp::make_str(mesh_repr(self_mesh(I, a))); });
   bi::def(c, "__str__", [](Interp& I, CallArgs& a) { return interp::make_str(self_mesh(I, a).repr()); });
-  bi::def(c, "__hash__", [](Interp& I, CallArgs& a) { return interp::make_int(static_cast<int64_t>(self_mesh(I, a).hash() >> 1)); });
-  bi::def(c, "__eq__", [](Interp& I, CallArgs& a) -> Value {
-    auto other = a.args.size() > 1 ? mesh_of(a.args[1]) : std::nullopt;
-    if (!other) return interp::not_implemented();
-    return interp::make_bool(*other == self_mesh(I, a));
-  });
-  bi::def(c, "__ne__", [](Interp& I, CallArgs& a) -> Value {
-    auto other = a.args.size() > 1 ? mesh_of(a.args[1]) : std::nullopt;
-    if (!other) return interp::not_implemented();
-    return interp::make_bool(!(*other == self_mesh(I, a)));
-  });
+  def_value_equality(c, self_mesh, [](Interp&, const Value& v) { return mesh_of(v); });
   def_common_mesh_props(c, [](Interp& I, CallArgs& a) -> const types::Mesh& { return self_mesh(I, a); });
   bi::def_property(c, "devices", [](Interp& I, CallArgs& a) {
     const auto& m = self_mesh(I, a);
@@ -367,19 +350,10 @@ void init_mesh_class() {
 
   auto am = abstract_mesh_class();
   am->native_new = abstract_mesh_new;
-  auto am_repr = [](Interp& I, CallArgs& a) { return interp::make_str(self_abstract(I, a).repr()); };
-  bi::def(am, "__repr__", am_repr);
-  bi::def(am, "__str__", am_repr);
-  bi::def(am, "__hash__", [](Interp& I, CallArgs& a) { return interp::make_int(static_cast<int64_t>(self_abstract(I, a).hash() >> 1)); });
-  bi::def(am, "__eq__", [](Interp& I, CallArgs& a) -> Value {
-    auto* o = a.args.size() > 1 && a.args[1]->kind == ObjKind::Native ? dynamic_cast<AbstractMeshObj*>(a.args[1].get()) : nullptr;
-    if (!o) return interp::not_implemented();
-    return interp::make_bool(o->mesh == self_abstract(I, a));
-  });
-  bi::def(am, "__ne__", [](Interp& I, CallArgs& a) -> Value {
-    auto* o = a.args.size() > 1 && a.args[1]->kind == ObjKind::Native ? dynamic_cast<AbstractMeshObj*>(a.args[1].get()) : nullptr;
-    if (!o) return interp::not_implemented();
-    return interp::make_bool(!(o->mesh == self_abstract(I, a)));
+  def_value_repr(am, self_abstract);
+  def_value_equality(am, self_abstract, [](Interp&, const Value& v) -> const types::AbstractMesh* {
+    auto* o = v->kind == ObjKind::Native ? dynamic_cast<AbstractMeshObj*>(v.get()) : nullptr;
+    return o ? &o->mesh : nullptr;
   });
   def_common_mesh_props(am, [](Interp& I, CallArgs& a) { return AbstractView{self_abstract(I, a)}; });
   bi::def_property(am, "abstract_mesh", [](Interp&, CallArgs& a) { return a.args[0]; });

@@ -16,6 +16,7 @@ namespace shard::api {
 
 namespace random = trace::random;
 namespace bi = interp::bi;
+using bi::int_tuple;
 using interp::ArgParser;
 using interp::ObjKind;
 
@@ -42,11 +43,6 @@ KeyArrayObj* as_key(const Value& v) {
 }
 Value make_key(Value data) { return std::make_shared<KeyArrayObj>(key_array_class(), std::move(data)); }
 
-Value int_tuple(const Shape& s) {
-  std::vector<Value> xs;
-  for (auto d : s) xs.push_back(interp::make_int(d));
-  return interp::make_tuple(std::move(xs));
-}
 
 Shape key_shape(const types::ArrayType& data) { return Shape(data.shape().begin(), data.shape().end() - 1); }
 

@@ -73,6 +73,7 @@ void paths_into(Interp& I, const TreeDef& d, const std::string& prefix, std::vec
   switch (d.kind) {
     case TreeDef::Leaf: out.push_back(prefix); return;
     case TreeDef::None: return;
+    case TreeDef::Key: paths_into(I, d.children.at(0), prefix, out); return;
     case TreeDef::Tuple: case TreeDef::List:
       for (size_t i = 0; i < d.children.size(); ++i) paths_into(I, d.children[i], fmt::format("{}[{}]", prefix, i), out);
       return;
@@ -85,7 +86,7 @@ void paths_into(Interp& I, const TreeDef& d, const std::string& prefix, std::vec
 std::string tree_text(Interp& I, const TreeDef& d) {
   std::vector<std::string> parts;
   switch (d.kind) {
-    case TreeDef::Leaf: return "*";
+    case TreeDef::Leaf: case TreeDef::Key: return "*";
     case TreeDef::None: return "None";
     case TreeDef::Tuple:
       for (auto& c : d.children) parts.push_back(tree_text(I, c));
@@ -111,6 +112,7 @@ std::string diff_text(Interp& I, const TreeDef& d, const std::vector<ArrayType>&
       return top ? s : "'" + s + "'";
     }
     case TreeDef::None: return "None";
+    case TreeDef::Key: return diff_text(I, d.children.at(0), a, b, pos, top);
     case TreeDef::Tuple: case TreeDef::List:
       for (auto& c : d.children) parts.push_back(diff_text(I, c, a, b, pos, false));
       if (d.kind == TreeDef::List) return fmt::format("[{}]", fmt::join(parts, ", "));

@@ -6,6 +6,7 @@
 
 #include "api/array_value.hpp"
 #include "api/dtype_value.hpp"
+#include "api/value_methods.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -14,19 +15,11 @@ using interp::CallArgs;
 using interp::ObjKind;
 using types::PartitionSpec;
 namespace bi = interp::bi;
+using bi::int_tuple;
+using bi::str_tuple;
 
 namespace {
 
-Value str_tuple(const std::vector<std::string>& names) {
-  std::vector<Value> xs;
-  for (auto& n : names) xs.push_back(interp::make_str(n));
-  return interp::make_tuple(std::move(xs));
-}
-Value int_tuple(const std::vector<int64_t>& v) {
-  std::vector<Value> xs;
-  for (auto d : v) xs.push_back(interp::make_int(d));
-  return interp::make_tuple(std::move(xs));
-}
 Value frozenset_of(Interp& I, const std::vector<std::string>& names) {
   auto s = interp::make_set(true);
   for (auto& n : names) s->set(I, interp::make_str(n), interp::none());
@@ -132,22 +125,8 @@ std::optional<PartitionSpec> spec_or_tuple(Interp& I, const Value& v) {
 void init_spec_class() {
   auto c = spec_class();
   c->native_new = spec_new;
-  auto repr = [](Interp& I, CallArgs& a) { return interp::make_str(self_spec(I, a).repr()); };
-  bi::def(c, "__repr__", repr);
-  bi::def(c, "__str__", repr);
-  bi::def(c, "__hash__", [](Interp& I, CallArgs& a) { return interp::make_int(static_cast<int64_t>(self_spec(I, a).hash() >> 1)); });
-  bi::def(c, "__eq__", [](Interp& I, CallArgs& a) -> Value {
-    bi::method_nargs(I, a, "__eq__", 1, 1);
-    auto other = spec_or_tuple(I, a.args[1]);
-    if (!other) return interp::not_implemented();
-    return interp::make_bool(*other == self_spec(I, a));
-  });
-  bi::def(c, "__ne__", [](Interp& I, CallArgs& a) -> Value {
-    bi::method_nargs(I, a, "__ne__", 1, 1);
-    auto other = spec_or_tuple(I, a.args[1]);
-    if (!other) return interp::not_implemented();
-    return interp::make_bool(!(*other == self_spec(I, a)));
-  });
+  def_value_repr(c, self_spec);
+  def_value_equality(c, self_spec, spec_or_tuple);
   bi::def(c, "__len__", [](Interp& I, CallArgs& a) { return interp::make_int(static_cast<int64_t>(self_spec(I, a).size())); });
   bi::def(c, "__getitem__", [](Interp& I, CallArgs& a) {
     bi::method_nargs(I, a, "__getitem__", 1, 1);
@@ -303,20 +282,8 @@ Value devices_indices_map(Interp& I, const ShardingObj& s, const std::vector<int
 void init_named_sharding_classes() {
   auto c = named_sharding_class();
   c->native_new = named_sharding_new;
-  auto repr = [](Interp& I, CallArgs& a) { return interp::make_str(self_named(I, a).repr()); };
-  bi::def(c, "__repr__", repr);
-  bi::def(c, "__str__", repr);
-  bi::def(c, "__hash__", [](Interp& I, CallArgs& a) { return interp::make_int(static_cast<int64_t>(self_named(I, a).hash() >> 1)); });
-  bi::def(c, "__eq__", [](Interp& I, CallArgs& a) -> Value {
-    auto other = a.args.size() > 1 ? named_sharding_of(a.args[1]) : std::nullopt;
-    if (!other) return interp::not_implemented();
-    return interp::make_bool(*other == self_named(I, a));
-  });
-  bi::def(c, "__ne__", [](Interp& I, CallArgs& a) -> Value {
-    auto other = a.args.size() > 1 ? named_sharding_of(a.args[1]) : std::nullopt;
-    if (!other) return interp::not_implemented();
-    return interp::make_bool(!(*other == self_named(I, a)));
-  });
+  def_value_repr(c, self_named);
+  def_value_equality(c, self_named, [](Interp&, const Value& v) { return named_sharding_of(v); });
   bi::def_property(c, "mesh", [](Interp& I, CallArgs& a) {
     const auto& s = self_named(I, a);
     return s.is_concrete() ? mesh_value(s.mesh()) : abstract_mesh_value(s.abstract_mesh());
@@ -410,20 +377,11 @@ const types::ArrayType& self_type(Interp& I, CallArgs& a) {
 
 void init_shaped_array_class() {
   auto c = shaped_array_class();
-  auto repr = [](Interp& I, CallArgs& a) { return interp::make_str(self_type(I, a).repr()); };
-  bi::def(c, "__repr__", repr);
-  bi::def(c, "__str__", repr);
+  def_value_repr(c, self_type);
   bi::def(c, "str_short", [](Interp& I, CallArgs& a) { return interp::make_str(self_type(I, a).str_short()); });
-  bi::def(c, "__hash__", [](Interp& I, CallArgs& a) { return interp::make_int(static_cast<int64_t>(self_type(I, a).hash() >> 1)); });
-  bi::def(c, "__eq__", [](Interp& I, CallArgs& a) -> Value {
-    auto* o = a.args.size() > 1 && a.args[1]->kind == ObjKind::Native ? dynamic_cast<ShapedArrayObj*>(a.args[1].get()) : nullptr;
-    if (!o) return interp::not_implemented();
-    return interp::make_bool(o->type == self_type(I, a));
-  });
-  bi::def(c, "__ne__", [](Interp& I, CallArgs& a) -> Value {
-    auto* o = a.args.size() > 1 && a.args[1]->kind == ObjKind::Native ? dynamic_cast<ShapedArrayObj*>(a.args[1].get()) : nullptr;
-    if (!o) return interp::not_implemented();
-    return interp::make_bool(!(o->type == self_type(I, a)));
+  def_value_equality(c, self_type, [](Interp&, const Value& v) -> const types::ArrayType* {
+    auto* o = v->kind == ObjKind::Native ? dynamic_cast<ShapedArrayObj*>(v.get()) : nullptr;
+    return o ? &o->type : nullptr;
   });
   bi::def_property(c, "shape", [](Interp& I, CallArgs& a) { return int_tuple(self_type(I, a).shape()); });
   bi::def_property(c, "dtype", [](Interp& I, CallArgs& a) { return dtype_value(self_type(I, a).dtype()); });

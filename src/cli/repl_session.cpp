@@ -81,6 +81,8 @@ void ReplSession::reset_interpreter() {
 
 bool ReplSession::guarded(const std::function<void()>& f) {
   try {
+    // A Ctrl-C that landed as the previous computation ended must not stop this one.
+    interp_->clear_interrupt();
     Computing computing;
     f();
   } catch (const PyError& e) {
@@ -105,11 +107,9 @@ Value ReplSession::eval(const std::string& expr) {
 
 bool ReplSession::run_chunk(const std::string& text) {
   return guarded([&] {
-    Value v = interp_->run_interactive("<stdin>", text + "\n", true);
-    if (!v || interp::is(v, interp::ObjKind::None)) return;
-    std::string shown = interp_->repr(v);
-    interp_->builtins()->dict.set("_", v);  // as CPython's sys.displayhook
-    std::cout << shown << "\n";
+    // Expression statements before the last display as they run; the last one's value
+    // comes back and is displayed the same way (repr, bound to `_`; None is not shown).
+    interp_->display(interp_->run_interactive("<stdin>", text + "\n"));
   });
 }
 

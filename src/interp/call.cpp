@@ -160,24 +160,14 @@ Value Interp::Impl::call_function(FunctionObj& fn, std::vector<Value>& args, Kwa
     for (auto& c : fn.closure) fr.cells.push_back(c);
   }
   const ast::Loc start = fn.def ? fn.def->loc : fn.lambda ? fn.lambda->loc : ast::Loc{};
-  stack.push_back(TraceEntry{start, code.name});
-  ++depth;
-  struct Pop {
-    Impl& P;
-    ~Pop() {
-      P.stack.pop_back();
-      --P.depth;
-    }
-  } pop{*this};
+  StackEntry entry(*this, TraceEntry{start, code.name});
   try {
     if (fn.lambda) return eval(*fn.lambda->a, fr);
     Flow fl = exec_block(fn.def->body, fr);
     if (fl == Flow::Return && fr.retval) return std::move(fr.retval);
     return none();
   } catch (PyError& e) {
-    note(e);
-    ExcInfo& info = exc_info(e.exc);
-    info.traceback.insert(info.traceback.begin(), stack.back());
+    leave_frame(e);
     throw;
   }
 }

@@ -2,46 +2,12 @@
 // containment, subscripting and len, with fast paths for the exact built-in types.
 #include <cmath>
 
+#include "interp/builtins/numfmt.hpp"
 #include "interp/interp_impl.hpp"
 
 namespace shard::interp {
 
 // ---------------------------------------------------------------- hashing
-
-int64_t hash_int(int64_t v) {
-  constexpr uint64_t P = (uint64_t(1) << 61) - 1;
-  uint64_t mag = v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v);
-  int64_t h = int64_t(mag % P);
-  if (v < 0) h = -h;
-  return h == -1 ? -2 : h;
-}
-
-int64_t hash_double(double v) {
-  constexpr uint64_t P = (uint64_t(1) << 61) - 1;
-  if (std::isinf(v)) return v > 0 ? 314159 : -314159;
-  if (std::isnan(v)) return 0;
-  int e;
-  double m = std::frexp(v, &e);
-  int sign = 1;
-  if (m < 0) {
-    sign = -1;
-    m = -m;
-  }
-  uint64_t x = 0;
-  while (m) {
-    x = ((x << 28) & P) | x >> (61 - 28);
-    m *= 268435456.0;
-    e -= 28;
-    uint64_t y = uint64_t(m);
-    m -= double(y);
-    x += y;
-    if (x >= P) x -= P;
-  }
-  e = e >= 0 ? e % 61 : 61 - 1 - ((-1 - e) % 61);
-  x = ((x << e) & P) | x >> (61 - e);
-  int64_t h = int64_t(x) * sign;
-  return h == -1 ? -2 : h;
-}
 
 size_t Interp::hash(const Value& v) {
   switch (v->kind) {
@@ -49,14 +15,14 @@ size_t Interp::hash(const Value& v) {
     case ObjKind::Bool: return static_cast<BoolObj&>(*v).v ? 1 : 0;
     default: break;
   }
-  if (exact_int(v)) return size_t(hash_int(as<IntObj>(v).v));
+  if (exact_int(v)) return size_t(numfmt::hash_int(as<IntObj>(v).v));
   if (exact_float(v)) {
     double d = as<FloatObj>(v).v;
     if (std::isnan(d)) {
       uintptr_t p = reinterpret_cast<uintptr_t>(v.get());
       return (p >> 4) | (p << 60);
     }
-    return size_t(hash_double(d));
+    return size_t(numfmt::hash_float(d));
   }
   if (exact_str(v)) {
     // FNV-1a; CPython's string hashes are randomised per process anyway.

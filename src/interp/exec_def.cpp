@@ -14,38 +14,10 @@ namespace {
 
 // CPython's C3 method resolution order, for classes with several bases.
 std::vector<ClassObj*> c3_linearize(Interp& I, ClassObj& cls) {
-  std::vector<std::vector<ClassObj*>> seqs;
-  for (auto& b : cls.bases) seqs.push_back(b->mro.empty() ? std::vector<ClassObj*>{b.get()} : b->mro);
-  std::vector<ClassObj*> direct;
-  for (auto& b : cls.bases) direct.push_back(b.get());
-  seqs.push_back(direct);
-  std::vector<ClassObj*> out{&cls};
-  while (true) {
-    bool any = false;
-    for (auto& s : seqs) any = any || !s.empty();
-    if (!any) return out;
-    ClassObj* pick = nullptr;
-    for (auto& s : seqs) {
-      if (s.empty()) continue;
-      ClassObj* cand = s.front();
-      bool in_tail = false;
-      for (auto& t : seqs)
-        for (size_t i = 1; i < t.size(); ++i)
-          if (t[i] == cand) in_tail = true;
-      if (!in_tail) {
-        pick = cand;
-        break;
-      }
-    }
-    if (!pick) {
-      std::string names;
-      for (auto& b : cls.bases) names += (names.empty() ? "" : ", ") + b->name;
-      I.raise("TypeError", "Cannot create a consistent method resolution order (MRO) for bases " + names);
-    }
-    out.push_back(pick);
-    for (auto& s : seqs)
-      if (!s.empty() && s.front() == pick) s.erase(s.begin());
-  }
+  if (auto mro = c3_mro(cls)) return std::move(*mro);
+  std::string names;
+  for (auto& b : cls.bases) names += (names.empty() ? "" : ", ") + b->name;
+  I.raise("TypeError", "Cannot create a consistent method resolution order (MRO) for bases " + names);
 }
 
 
@@ -100,21 +72,11 @@ void Interp::Impl::exec_classdef(const Stmt& s, Frame& f) {
   if (depth >= kMaxDepth) I.raise("RecursionError", "maximum recursion depth exceeded");
   check_stack();
   {
-    stack.push_back(TraceEntry{s.loc, s.name});
-    ++depth;
-    struct Pop {
-      Impl& P;
-      ~Pop() {
-        P.stack.pop_back();
-        --P.depth;
-      }
-    } pop{*this};
+    StackEntry entry(*this, TraceEntry{s.loc, s.name});
     try {
       exec_block(s.body, cf);
     } catch (PyError& e) {
-      note(e);
-      ExcInfo& info = exc_info(e.exc);
-      info.traceback.insert(info.traceback.begin(), stack.back());
+      leave_frame(e);
       throw;
     }
   }

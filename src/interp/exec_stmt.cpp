@@ -208,9 +208,11 @@ Flow Interp::Impl::exec_while(const Stmt& s, Frame& f) {
 Flow Interp::Impl::exec(const Stmt& s, Frame& f) {
   at(s.loc);
   switch (s.kind) {
-    case StmtKind::ExprStmt:
-      eval(*s.value, f);
+    case StmtKind::ExprStmt: {
+      Value v = eval(*s.value, f);
+      if (f.echo) I.display(v);
       return Flow::Normal;
+    }
     case StmtKind::Assign: {
       Value v = eval(*s.value, f);
       if (s.targets.size() == 1) {

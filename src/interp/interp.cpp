@@ -2,6 +2,7 @@
 #include <pthread.h>
 
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -44,6 +45,7 @@ char* compute_stack_floor() {
 std::atomic<bool> g_interrupt_requested{false};
 
 void request_interrupt() { g_interrupt_requested.store(true, std::memory_order_relaxed); }
+void Interp::clear_interrupt() { g_interrupt_requested.store(false, std::memory_order_relaxed); }
 
 void Interp::Impl::raise_interrupt() {
   g_interrupt_requested.store(false, std::memory_order_relaxed);
@@ -255,37 +257,35 @@ void Interp::Impl::exec_module_body(ast::Module& m, const std::shared_ptr<Module
   f.globals = mod.get();
   f.module = &mod;
   f.ns = &mod->dict;
-  stack.push_back(TraceEntry{ast::Loc{m.file, 1, 1}, "<module>"});
-  ++depth;
-  struct Pop {
-    Impl& P;
-    ~Pop() {
-      P.stack.pop_back();
-      --P.depth;
-    }
-  } pop{*this};
+  StackEntry entry(*this, TraceEntry{ast::Loc{m.file, 1, 1}, "<module>"});
   try {
-    if (interactive && echo && m.body.size() == 1 && m.body[0]->kind == ast::StmtKind::ExprStmt) {
-      at(m.body[0]->loc);
-      *echo = eval(*m.body[0]->value, f);
+    if (interactive && echo) {
+      // Echoed chunk: earlier expression statements display as they run; a final
+      // top-level expression's value goes back to the caller.
+      f.echo = true;
+      const bool last_is_expr = !m.body.empty() && m.body.back()->kind == ast::StmtKind::ExprStmt;
+      const size_t n = m.body.size() - (last_is_expr ? 1 : 0);
+      for (size_t i = 0; i < n; ++i)
+        if (exec(*m.body[i], f) != Flow::Normal) return;
+      if (last_is_expr) {
+        at(m.body.back()->loc);
+        *echo = eval(*m.body.back()->value, f);
+      }
       return;
     }
     exec_block(m.body, f);
   } catch (PyError& e) {
-    note(e);
-    exc_info(e.exc).traceback.insert(exc_info(e.exc).traceback.begin(), stack.back());
+    leave_frame(e);
     throw;
   } catch (const grammar::SyntaxError& e) {
     throw PyError{syntax_error_value(I, e)};
   } catch (const std::bad_alloc&) {
     PyError err{I.make_exception("MemoryError", "")};
-    note(err);
-    exc_info(err.exc).traceback.insert(exc_info(err.exc).traceback.begin(), stack.back());
+    leave_frame(err);
     throw err;
   } catch (const std::exception& e) {
     PyError err{I.make_exception("RuntimeError", std::string("internal error: ") + e.what())};
-    note(err);
-    exc_info(err.exc).traceback.insert(exc_info(err.exc).traceback.begin(), stack.back());
+    leave_frame(err);
     throw err;
   }
 }
@@ -311,6 +311,15 @@ Value Interp::run_interactive(const std::string& name, const std::string& text, 
   Value result = none();
   impl_->exec_module_body(*mod, impl_->main_mod, *code, true, echo ? &result : nullptr);
   return result ? result : none();
+}
+
+void Interp::display(const Value& v) {
+  if (!v || is(v, ObjKind::None)) return;
+  // As CPython: `_` is None while repr runs, so a failing repr leaves no stale value.
+  impl_->builtins_mod->dict.set("_", none());
+  std::string shown = repr(v);
+  std::cout << shown << "\n";
+  impl_->builtins_mod->dict.set("_", v);
 }
 
 // ---------------------------------------------------------------- modules registry

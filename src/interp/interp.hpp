@@ -28,9 +28,19 @@ class Interp {
   // syntax errors propagate as PyError (the CLI formats them with format_uncaught).
   void run_file(const std::string& path);
   void run_source(const std::string& name, const std::string& text);
-  // Runs one chunk in the persistent __main__ namespace (REPL). If `echo` and the chunk is
-  // a single expression statement, returns its value (else None).
-  Value run_interactive(const std::string& name, const std::string& text, bool echo);
+  // Runs one chunk in the persistent __main__ namespace (REPL), as CPython's interactive
+  // mode does. With `echo`, expression statements outside function and class bodies show
+  // their value through display() as they run (`print(x); f(4)`, `1; 2`, `for i in r: i`),
+  // except when the chunk's last top-level statement is an expression: its value is
+  // returned instead (the caller displays it, or uses it: the embedding API's eval). None
+  // otherwise, and always without `echo`.
+  Value run_interactive(const std::string& name, const std::string& text, bool echo = true);
+  // CPython's default sys.displayhook: unless v is None, prints repr(v) on stdout and
+  // binds it to builtins `_`.
+  void display(const Value& v);
+  // Forgets a pending request_interrupt() (a Ctrl-C that landed as a computation ended), so
+  // it does not stop the next chunk the REPL runs.
+  void clear_interrupt();
   std::shared_ptr<ModuleObj> main_module();
 
   // ---- object protocol (dispatches dunders on the type; used everywhere) ----

@@ -121,6 +121,7 @@ struct Frame {
   const std::shared_ptr<ModuleObj>* module = nullptr;  // owning pointer of `globals`
   AttrTable* ns = nullptr;  // Dynamic names: module dict or class namespace
   Value retval;
+  bool echo = false;  // interactive top level: expression statements display their value
 };
 
 // An exception being handled by an `except` clause (for bare `raise` and __context__).
@@ -172,6 +173,28 @@ struct Interp::Impl {
   [[noreturn]] void raise_interrupt();
   [[noreturn]] void name_error(const std::string& name, const Frame* f = nullptr);
   [[noreturn]] void unbound_local(const std::string& name);
+  // While a module, class or function body runs: its entry on the script call stack (and
+  // the depth count), removed however the body ends.
+  struct StackEntry {
+    Impl& P;
+    StackEntry(Impl& p, TraceEntry e) : P(p) {
+      P.stack.push_back(std::move(e));
+      ++P.depth;
+    }
+    ~StackEntry() {
+      P.stack.pop_back();
+      --P.depth;
+    }
+    StackEntry(const StackEntry&) = delete;
+    StackEntry& operator=(const StackEntry&) = delete;
+  };
+  // An error leaving the body of the innermost stack entry: noted, and that entry put
+  // first in its traceback (callers rethrow it).
+  void leave_frame(const PyError& e) {
+    note(e);
+    ExcInfo& info = exc_info(e.exc);
+    info.traceback.insert(info.traceback.begin(), stack.back());
+  }
 
   // ---- scopes ----
   CodeP analyze_module(ast::Module& m);  // throws grammar::SyntaxError
@@ -290,7 +313,5 @@ bool is_user_class(const ClassObj* c);
 std::string class_display_name(const ClassObj& c);    // "Foo" or "mod.Foo" as tracebacks show it
 std::string qualified_class_name(const ClassObj& c);  // "__main__.Foo" as reprs show it
 std::string func_display_name(Interp& I, const Value& fn);  // "f()" as CPython's call errors show it
-int64_t hash_int(int64_t v);
-int64_t hash_double(double v);
 
 }  // namespace shard::interp

@@ -55,6 +55,20 @@ inline int64_t floormod(int64_t a, int64_t b) {
 
 constexpr int64_t kExactDouble = int64_t(1) << 53;
 
+// An exact float or int as a double (arithmetic: a large int may round, as in CPython).
+bool double_of(const Value& v, double& out) {
+  if (exact_float(v)) out = static_cast<FloatObj&>(*v).v;
+  else if (exact_int(v)) out = double(static_cast<IntObj&>(*v).v);
+  else return false;
+  return true;
+}
+
+// The same for comparisons, which must not round: only ints a double holds exactly.
+bool exact_double_of(const Value& v, double& out) {
+  if (exact_int(v) && std::llabs(static_cast<IntObj&>(*v).v) > kExactDouble) return false;
+  return double_of(v, out);
+}
+
 // Fast int/float arithmetic; null when the generic path must decide (overflow, zero
 // division, pow, mixed types...).
 Value arith_fast(BinOpKind op, const Value& a, const Value& b) {
@@ -99,12 +113,7 @@ Value arith_fast(BinOpKind op, const Value& a, const Value& b) {
     }
   }
   double x, y;
-  if (exact_float(a)) x = static_cast<FloatObj&>(*a).v;
-  else if (exact_int(a)) x = double(static_cast<IntObj&>(*a).v);
-  else return nullptr;
-  if (exact_float(b)) y = static_cast<FloatObj&>(*b).v;
-  else if (exact_int(b)) y = double(static_cast<IntObj&>(*b).v);
-  else return nullptr;
+  if (!double_of(a, x) || !double_of(b, y)) return nullptr;
   switch (op) {
     case BinOpKind::Add: return make_float(x + y);
     case BinOpKind::Sub: return make_float(x - y);
@@ -168,16 +177,21 @@ static Value try_binary(Interp::Impl& P, BinOpKind op, const Value& a, const Val
                                    I.type_name(b)));
 }
 
+// int * sequence when the sequence type lacks __rmul__: sequence.__mul__(int); null if
+// that does not apply.
+static Value try_int_times_sequence(Interp::Impl& P, BinOpKind op, const Value& a, const Value& b) {
+  if (op != BinOpKind::Mul || !is_sequence_kind(b) || (a->kind != ObjKind::Int && a->kind != ObjKind::Bool)) return nullptr;
+  if (Value* m = P.lookup_type(b->cls.get(), "__mul__")) {
+    Value r = P.call_unbound(*m, b, {a});
+    if (!is_not_impl(r)) return r;
+  }
+  return nullptr;
+}
+
 Value Interp::binary_op(BinOpKind op, const Value& a, const Value& b) {
   if (Value r = arith_fast(op, a, b)) return r;
   if (Value r = try_binary(*impl_, op, a, b)) return r;
-  // int * sequence when the sequence type lacks __rmul__.
-  if (op == BinOpKind::Mul && is_sequence_kind(b) && (a->kind == ObjKind::Int || a->kind == ObjKind::Bool)) {
-    if (Value* m = impl_->lookup_type(b->cls.get(), "__mul__")) {
-      Value r = impl_->call_unbound(*m, b, {a});
-      if (!is_not_impl(r)) return r;
-    }
-  }
+  if (Value r = try_int_times_sequence(*impl_, op, a, b)) return r;
   binary_type_error(*this, op, a, b);
 }
 
@@ -200,12 +214,7 @@ Value Interp::inplace_op(BinOpKind op, const Value& a, const Value& b) {
     return a;
   }
   if (Value r = try_binary(*impl_, op, a, b)) return r;
-  if (op == BinOpKind::Mul && is_sequence_kind(b) && (a->kind == ObjKind::Int || a->kind == ObjKind::Bool)) {
-    if (Value* m = impl_->lookup_type(b->cls.get(), "__mul__")) {
-      Value r = impl_->call_unbound(*m, b, {a});
-      if (!is_not_impl(r)) return r;
-    }
-  }
+  if (Value r = try_int_times_sequence(*impl_, op, a, b)) return r;
   binary_type_error(*this, op, a, b);
 }
 
@@ -247,12 +256,7 @@ std::optional<int> cmp_fast(const Value& a, const Value& b, bool& unordered) {
     return c < 0 ? -1 : c > 0 ? 1 : 0;
   }
   double x, y;
-  if (exact_float(a)) x = static_cast<FloatObj&>(*a).v;
-  else if (exact_int(a) && std::llabs(static_cast<IntObj&>(*a).v) <= kExactDouble) x = double(static_cast<IntObj&>(*a).v);
-  else return std::nullopt;
-  if (exact_float(b)) y = static_cast<FloatObj&>(*b).v;
-  else if (exact_int(b) && std::llabs(static_cast<IntObj&>(*b).v) <= kExactDouble) y = double(static_cast<IntObj&>(*b).v);
-  else return std::nullopt;
+  if (!exact_double_of(a, x) || !exact_double_of(b, y)) return std::nullopt;
   if (std::isnan(x) || std::isnan(y)) {
     unordered = true;
     return 0;
@@ -376,18 +380,19 @@ Value Interp::compare(CmpOpKind op, const Value& a, const Value& b) {
                                  type_name(a), type_name(b)));
 }
 
-bool Interp::eq(const Value& a, const Value& b) {
-  if (a.get() == b.get() && !exact_float(a)) return true;
+// `a OP b` as a bool: the fast path (NaN compares false), else the full protocol.
+static bool compare_to_bool(Interp& I, CmpOpKind op, const Value& a, const Value& b) {
   bool unordered = false;
-  if (auto c = cmp_fast(a, b, unordered)) return !unordered && *c == 0;
-  return truthy(compare(CmpOpKind::Eq, a, b));
+  if (auto c = cmp_fast(a, b, unordered)) return !unordered && apply_cmp(op, *c);
+  return I.truthy(I.compare(op, a, b));
 }
 
-bool Interp::lt(const Value& a, const Value& b) {
-  bool unordered = false;
-  if (auto c = cmp_fast(a, b, unordered)) return !unordered && *c < 0;
-  return truthy(compare(CmpOpKind::Lt, a, b));
+bool Interp::eq(const Value& a, const Value& b) {
+  if (a.get() == b.get() && !exact_float(a)) return true;
+  return compare_to_bool(*this, CmpOpKind::Eq, a, b);
 }
+
+bool Interp::lt(const Value& a, const Value& b) { return compare_to_bool(*this, CmpOpKind::Lt, a, b); }
 
 // ---------------------------------------------------------------- truthiness
 

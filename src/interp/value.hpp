@@ -197,8 +197,11 @@ std::shared_ptr<DictObj> make_dict();
 std::shared_ptr<SetObj> make_set(bool frozen = false);
 Value make_builtin(std::string name, NativeFn fn);
 ClassP make_class(std::string name, std::vector<ClassP> bases, std::string module = "builtins");
-// Computes mro (C3 is not needed: single inheritance) after bases are set.
+// Computes mro after bases are set (C3; depth-first when the bases are inconsistent).
 void finish_class(ClassObj& c);
+// CPython's C3 linearisation of c over its bases' MROs (c first); nullopt when the bases
+// admit no consistent order.
+std::optional<std::vector<ClassObj*>> c3_mro(ClassObj& c);
 
 // Checked accessors: raise TypeError (through the interpreter) on the wrong kind.
 inline bool is(const Value& v, ObjKind k) { return v && v->kind == k; }

@@ -141,9 +141,7 @@ void init_ddict() {
   def(g_ddict, "__init__", [](Interp& I, CallArgs& a) {
     auto& d = self_ddict(I, a, "__init__");
     if (a.args.size() > 1) d.factory = a.args[1];
-    CallArgs b;
-    b.args.assign(a.args.begin() + std::min<size_t>(2, a.args.size()), a.args.end());
-    b.kwargs = a.kwargs;
+    CallArgs b = args_after(a, 2);  // after self and the factory
     auto tmp = make_dict();
     dict_from_args(I, tmp, b, 0, "defaultdict");
     for (auto& [k, v] : tmp->items()) d.set(I, k, v);

@@ -140,10 +140,7 @@ Value cached_call(Interp& I, CallArgs& a) {
       return *v;
     }
   ++c.misses;
-  CallArgs call;
-  call.loc = a.loc;
-  call.args.assign(a.args.begin() + 1, a.args.end());
-  call.kwargs = a.kwargs;
+  CallArgs call = args_without_self(a);
   Value fn = c.func;
   Value r = I.call(fn, call);
   if (caching) c.cache->set(I, key, r);

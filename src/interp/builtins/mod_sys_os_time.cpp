@@ -98,9 +98,7 @@ void init_environ_class() {
   def(g_environ_cls, "update", [](Interp& I, CallArgs& a) {
     auto& d = self_dict(I, a, "update");
     auto tmp = make_dict();
-    CallArgs b;
-    b.args.assign(a.args.begin() + 1, a.args.end());
-    b.kwargs = a.kwargs;
+    CallArgs b = args_without_self(a);
     dict_from_args(I, tmp, b, 0, "update");
     for (auto& [k, v] : tmp->items()) {
       setenv_checked(I, k, v);
@@ -169,21 +167,18 @@ void fill_path(Interp&, ModuleObj& m) {
     for (auto& v : a.args) parts.push_back(path_arg(I, v, "join"));
     return make_str(path_join(parts));
   });
-  add("exists", [](Interp& I, CallArgs& a) {
-    func_nargs(I, a, "exists", 1, 1);
-    std::error_code ec;
-    return make_bool(fs::exists(path_arg(I, a.args[0], "exists"), ec));
-  });
-  add("isfile", [](Interp& I, CallArgs& a) {
-    func_nargs(I, a, "isfile", 1, 1);
-    std::error_code ec;
-    return make_bool(fs::is_regular_file(path_arg(I, a.args[0], "isfile"), ec));
-  });
-  add("isdir", [](Interp& I, CallArgs& a) {
-    func_nargs(I, a, "isdir", 1, 1);
-    std::error_code ec;
-    return make_bool(fs::is_directory(path_arg(I, a.args[0], "isdir"), ec));
-  });
+  // exists / isfile / isdir: a filesystem test, false when the path cannot be examined.
+  using PathTest = bool (*)(const fs::path&, std::error_code&);
+  auto add_test = [&](const char* name, PathTest test) {
+    add(name, [name, test](Interp& I, CallArgs& a) {
+      func_nargs(I, a, name, 1, 1);
+      std::error_code ec;
+      return make_bool(test(path_arg(I, a.args[0], name), ec));
+    });
+  };
+  add_test("exists", [](const fs::path& p, std::error_code& ec) { return fs::exists(p, ec); });
+  add_test("isfile", [](const fs::path& p, std::error_code& ec) { return fs::is_regular_file(p, ec); });
+  add_test("isdir", [](const fs::path& p, std::error_code& ec) { return fs::is_directory(p, ec); });
   add("basename", [](Interp& I, CallArgs& a) {
     func_nargs(I, a, "basename", 1, 1);
     const std::string& p = path_arg(I, a.args[0], "basename");

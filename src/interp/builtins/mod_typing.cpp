@@ -104,10 +104,7 @@ void init_alias_classes() {
   def(g_alias_cls, "__call__", [](Interp& I, CallArgs& a) -> Value {
     auto& al = native_self<AliasObj>(I, a, g_alias_cls, "GenericAlias", "method");
     if (!al.origin) I.raise("TypeError", fmt::format("Type {} cannot be instantiated", al.name));
-    CallArgs b;
-    b.args.assign(a.args.begin() + 1, a.args.end());
-    b.kwargs = a.kwargs;
-    b.loc = a.loc;
+    CallArgs b = args_without_self(a);
     return I.call(al.origin, b);
   });
   def(g_alias_cls, "__getitem__", [](Interp& I, CallArgs& a) -> Value {

@@ -161,6 +161,30 @@ const Value* find_kwarg(const CallArgs& a, std::string_view name) {
   return nullptr;
 }
 
+CallArgs args_after(const CallArgs& a, size_t n) {
+  CallArgs out;
+  out.args.assign(a.args.begin() + std::min(n, a.args.size()), a.args.end());
+  out.kwargs = a.kwargs;
+  out.loc = a.loc;
+  return out;
+}
+
+// ---- small tuples ----
+
+Value int_tuple(const std::vector<int64_t>& xs) {
+  std::vector<Value> items;
+  items.reserve(xs.size());
+  for (int64_t x : xs) items.push_back(make_int(x));
+  return make_tuple(std::move(items));
+}
+
+Value str_tuple(const std::vector<std::string>& xs) {
+  std::vector<Value> items;
+  items.reserve(xs.size());
+  for (const auto& x : xs) items.push_back(make_str(x));
+  return make_tuple(std::move(items));
+}
+
 // ---- unwrapping ----
 
 const Value& native_of(const Value& v) {

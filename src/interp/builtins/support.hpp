@@ -45,6 +45,14 @@ void method_nargs_old(Interp& I, const CallArgs& a, std::string_view fname, size
 // For functions: checks the count of positional arguments.
 void func_nargs(Interp& I, const CallArgs& a, std::string_view fname, size_t min, size_t max);
 const Value* find_kwarg(const CallArgs& a, std::string_view name);
+// The call `a` with its first `n` positional arguments dropped (keywords and call site
+// kept): how a method forwards its arguments after self (and any it consumed itself).
+CallArgs args_after(const CallArgs& a, size_t n);
+inline CallArgs args_without_self(const CallArgs& a) { return args_after(a, 1); }
+
+// ---- small tuples ----
+Value int_tuple(const std::vector<int64_t>& xs);      // (2, 4)
+Value str_tuple(const std::vector<std::string>& xs);  // ('x', 'y')
 
 // ---- unwrapping ----
 template <class O>

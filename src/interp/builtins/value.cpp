@@ -306,23 +306,18 @@ ClassP make_class(std::string name, std::vector<ClassP> bases, std::string modul
   return c;
 }
 
-// C3 linearisation (falls back to depth-first order when the bases are inconsistent).
-void finish_class(ClassObj& c) {
+std::optional<std::vector<ClassObj*>> c3_mro(ClassObj& c) {
   std::vector<std::vector<ClassObj*>> seqs;
-  for (auto& b : c.bases) {
-    if (b->mro.empty()) finish_class(*b);
-    seqs.push_back(b->mro);
-  }
+  for (auto& b : c.bases) seqs.push_back(b->mro.empty() ? std::vector<ClassObj*>{b.get()} : b->mro);
   std::vector<ClassObj*> bases_seq;
   for (auto& b : c.bases) bases_seq.push_back(b.get());
   seqs.push_back(bases_seq);
   std::vector<ClassObj*> out{&c};
-  bool ok = true;
   while (true) {
     bool any = false;
     for (auto& s : seqs)
       if (!s.empty()) any = true;
-    if (!any) break;
+    if (!any) return out;
     ClassObj* pick = nullptr;
     for (auto& s : seqs) {
       if (s.empty()) continue;
@@ -335,20 +330,26 @@ void finish_class(ClassObj& c) {
         break;
       }
     }
-    if (!pick) {
-      ok = false;
-      break;
-    }
+    if (!pick) return std::nullopt;
     out.push_back(pick);
     for (auto& s : seqs)
       if (!s.empty() && s.front() == pick) s.erase(s.begin());
   }
-  if (!ok) {
-    out.assign(1, &c);
-    for (auto& b : c.bases)
-      for (ClassObj* m : b->mro)
-        if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+}
+
+// C3 linearisation (falls back to depth-first order when the bases are inconsistent:
+// built-in classes; a class statement raises TypeError instead).
+void finish_class(ClassObj& c) {
+  for (auto& b : c.bases)
+    if (b->mro.empty()) finish_class(*b);
+  if (auto mro = c3_mro(c)) {
+    c.mro = std::move(*mro);
+    return;
   }
+  std::vector<ClassObj*> out{&c};
+  for (auto& b : c.bases)
+    for (ClassObj* m : b->mro)
+      if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
   c.mro = std::move(out);
 }
 
