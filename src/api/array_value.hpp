@@ -33,7 +33,7 @@ struct TracerObj : interp::NativeObj {
   std::shared_ptr<trace::Trace> trace;
   ir::ValueId id;
   TracerObj(ClassP c, std::shared_ptr<trace::Trace> t, ir::ValueId v) : NativeObj(std::move(c)), trace(std::move(t)), id(v) {}
-  const types::ArrayType& type() const { return trace->type(id); }
+  types::ArrayType type() const { return trace->type(id); }
 };
 
 ClassP array_class();    // jax.Array (prints as <class 'jaxlib.xla_extension.ArrayImpl'>)

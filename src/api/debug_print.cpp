@@ -54,7 +54,12 @@ Value jax_debug_print(Interp& I, CallArgs& a) {
       operands.push_back(leaves[i]);
     }
   Interp* interp = &I;
-  const int64_t id = exec::register_host_callback([interp, text_fmt, def, leaves, operand_of, split](const std::vector<exec::HostValue>& values) {
+  // What identifies the callback in the program cache: the format, the tree and the Python
+  // (non-array) values; the callable itself rides along as the op's payload.
+  std::vector<std::string> identity{text_fmt, tree_signature(I, def)};
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (operand_of[i] < 0) identity.push_back(I.type_name(leaves[i]) + ":" + I.repr(leaves[i]));
+  auto callback = std::make_shared<const exec::HostCallback>([interp, text_fmt, def, leaves, operand_of, split](const std::vector<exec::HostValue>& values) {
     std::vector<Value> filled = leaves;
     for (size_t i = 0; i < filled.size(); ++i)
       if (operand_of[i] >= 0) {
@@ -68,7 +73,9 @@ Value jax_debug_print(Interp& I, CallArgs& a) {
   });
   apply_multi(I, "debug_print", operands, [&](trace::Trace& t, const std::vector<ir::ValueId>& ids) {
     ir::Attrs attrs;
-    attrs.axis = id;
+    attrs.axes = identity;
+    attrs.payload = callback;
+    for (auto v : ids) attrs.flag |= !t.type(v).vma().empty();  // varying: every device prints its value
     t.emit_multi(ir::OpKind::HostCallback, ids, {}, attrs, {});
     return std::vector<ir::ValueId>{};
   });

@@ -57,14 +57,19 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
   std::vector<types::ArrayType> types;
   types.reserve(call.leaves.size());
   for (auto& l : call.leaves) types.push_back(l->type);
+  const auto& ctx = trace::MeshContext::get();
+  types::AbstractMesh abstract = ctx.abstract();
+  std::optional<types::Mesh> concrete = ctx.concrete();
   for (auto& e : j.cache)
-    if (e->types == types && same_tree(I, e->in, in) && same_statics(I, e->statics, parts.statics)) {
+    if (e->types == types && e->context_abstract == abstract && e->context_concrete == concrete && same_tree(I, e->in, in) &&
+        same_statics(I, e->statics, parts.statics)) {
       call.entry = e;
       return call;
     }
   Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, call.leaves);
   ++j.stats->traces;
-  call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(tr.fn), std::move(tr.out), {}});
+  call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(abstract),
+                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), {}});
   j.cache.push_back(call.entry);
   return call;
 }

@@ -7,6 +7,7 @@
 // input layouts (layouts on Auto axes are not in the types). A cached call therefore only
 // flattens its arguments, compares, and runs: no printing, partitioning or LLVM.
 #pragma once
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +36,10 @@ struct CacheEntry {
   std::vector<Value> statics;  // static argument values, in call order of their slots
   TreeDef in;                  // structure of the dynamic arguments
   std::vector<types::ArrayType> types;
+  // The mesh context it was traced under (use_mesh / set_mesh / axis-type scopes): part of
+  // the key, as in JAX, since creation ops and PartitionSpec arguments read it.
+  types::AbstractMesh context_abstract;
+  std::optional<types::Mesh> context_concrete;
   ir::Function fn;
   TreeDef out;
   std::vector<ExecEntry> execs;

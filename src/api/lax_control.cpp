@@ -43,6 +43,37 @@ bool promote_weak_carries(Trace& t, std::vector<ValueId>& carry, const std::vect
   return changed;
 }
 
+// The first collective `f` runs (regions included), or null.
+const ir::Op* first_collective(const ir::Function& f) {
+  for (const auto& op : f.ops) {
+    switch (op.kind) {
+      case ir::OpKind::AllReduce: case ir::OpKind::AllGather: case ir::OpKind::ReduceScatter: case ir::OpKind::AllToAll:
+      case ir::OpKind::CollectivePermute: return &op;
+      default: break;
+    }
+    for (const auto& r : op.regions)
+      if (const ir::Op* c = first_collective(*r)) return c;
+  }
+  return nullptr;
+}
+
+// Beyond JAX (where this hangs on real hardware): a predicate that differs between devices
+// sends them down different paths, and a collective on only some of them can never complete.
+void check_uniform_control(Interp& I, const char* what, const ArrayType& pred, const std::vector<const Region*>& bodies) {
+  if (pred.vma().empty()) return;
+  for (const Region* r : bodies)
+    if (const ir::Op* c = first_collective(*r->fn)) {
+      std::vector<std::string> q;
+      for (auto& a : pred.vma()) q.push_back("'" + a + "'");
+      I.raise("ValueError", fmt::format("{} inside shard_map: its predicate varies over the manual axes {} (type {}), so devices may take "
+                                        "different paths, but the body runs the collective `{}`, which every device of its group "
+                                        "must reach. Make the predicate uniform first (e.g. reduce it with jax.lax.pmax / psum over "
+                                        "those axes) or move the collective out of the {}.",
+                                        what, fmt::join(q, ", "), pred.str_short(), ir::op_display_name(*c),
+                                        std::string(what) == "lax.while_loop" ? "loop" : "branches"));
+    }
+}
+
 // A loop's results are typed by what its body returns (weak types included).
 std::vector<ArrayType> carry_result_types(const Trace& t, const std::vector<ValueId>& carry, const std::vector<ArrayType>& body_out) {
   std::vector<ArrayType> out;
@@ -89,6 +120,7 @@ WhileParts trace_while_parts(Interp& I, Trace& t, const char* loop, const Value&
       I.raise("TypeError", fmt::format("cond_fun must return a boolean scalar, but got output type(s) [{}].", fmt::join(shown, ", ")));
     }
     Region body = trace_region(I, t, "body", types, [&](const std::vector<Value>& xs) { return call_body(body_fun, xs); });
+    check_uniform_control(I, "lax.while_loop", ct[0], {&cond, &body});
     check_same_structure(I, loop, def, body.out);
     if (attempt == 0 && promote_weak_carries(t, carry, body.result_types)) continue;
     check_carry(I, loop, carry_name, def, types, body.result_types);
@@ -336,6 +368,9 @@ std::vector<ValueId> emit_branches(Interp& I, Trace& t, ValueId index, const std
     for (size_t k = 0; k < r0.size(); ++k) match &= same_type_ignoring_weak(r0[k], rb[k]);
     if (!match) I.raise("TypeError", fmt::format("{} must have identical types, got\n{}.", what(b), type_diff_str(I, regions[0].out, r0, rb)));
   }
+  std::vector<const Region*> bodies;
+  for (auto& r : regions) bodies.push_back(&r);
+  check_uniform_control(I, is_cond ? "lax.cond" : "lax.switch", t.type(index), bodies);
   out_def = regions[0].out;
   // Each branch takes the arguments, then every value any branch captured (the union).
   std::vector<ValueId> captured;
@@ -343,7 +378,7 @@ std::vector<ValueId> emit_branches(Interp& I, Trace& t, ValueId index, const std
     for (auto v : r.captured)
       if (std::find(captured.begin(), captured.end(), v) == captured.end()) captured.push_back(v);
   std::vector<std::shared_ptr<const ir::Function>> fns;
-  for (auto& r : regions) fns.push_back(with_capture_params(r, args.size(), captured, t));
+  for (auto& r : regions) fns.push_back(with_capture_params(r, captured, t));
   std::vector<ArrayType> result_types = regions[0].result_types;
   for (size_t k = 0; k < result_types.size(); ++k) {
     bool weak = true;
@@ -409,8 +444,7 @@ Value lax_switch(Interp& I, CallArgs& a) {
 
 }  // namespace
 
-void install_lax_control(Interp& I, interp::ModuleObj& lax) {
-  (void)I;
+void install_lax_control(Interp&, interp::ModuleObj& lax) {
   lax.dict.set("while_loop", interp::make_builtin("while_loop", lax_while_loop));
   lax.dict.set("scan", interp::make_builtin("scan", lax_scan));
   lax.dict.set("fori_loop", interp::make_builtin("fori_loop", lax_fori_loop));

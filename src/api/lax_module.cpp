@@ -137,6 +137,16 @@ Value lax_cumulative(Interp& I, CallArgs& a, const char* name, ReduceKind kind) 
   });
 }
 
+// A start index as int32, negative ones counted from the end of the dim (as lax does before
+// clamping: i < 0 ? i + size : i).
+ValueId wrapped_start(Trace& t, ValueId index, int64_t size) {
+  ValueId i = trace::convert(t, index, {DType::I32, false});
+  ValueId zero = trace::scalar_constant(t, 0, {DType::I32, false});
+  ValueId negative = trace::binary(t, "lt", EwOp::Lt, i, zero);
+  ValueId from_end = trace::binary(t, "add", EwOp::Add, i, trace::scalar_constant(t, static_cast<double>(size), {DType::I32, false}));
+  return trace::where(t, negative, from_end, i);
+}
+
 // Start indices of dynamic_slice / dynamic_update_slice: Python ints or scalar arrays.
 std::vector<Value> index_operands(Interp& I, const Value& v) {
   std::vector<Value> out;
@@ -385,7 +395,7 @@ void register_lax_module() {
       Shape sizes = shape_arg(I, p.get("sizes"), "broadcast");
       return apply(I, "broadcast", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
         Shape s = sizes;
-        const auto& xs = t.type(ids[0]).shape();
+        const auto xs = t.type(ids[0]).shape();
         s.insert(s.end(), xs.begin(), xs.end());
         return std::vector<ValueId>{trace::broadcast_to(t, ids[0], s)};
       });
@@ -459,7 +469,7 @@ void register_lax_module() {
                                                                 "slice_sizes {} for operand shape {}.",
                                                                 types::py_int_tuple(sizes), types::py_int_tuple(xt.shape())));
         std::vector<ValueId> operands = {ids[0]};
-        for (size_t i = 1; i < ids.size(); ++i) operands.push_back(trace::convert(t, ids[i], {DType::I32, false}));
+        for (size_t i = 1; i < ids.size(); ++i) operands.push_back(wrapped_start(t, ids[i], xt.shape()[i - 1]));
         auto rt = sharding::propagate_dynamic_slice(t.ctx("dynamic_slice"), xt, sizes);
         ir::Attrs at;
         at.dims = sizes;
@@ -489,7 +499,7 @@ void register_lax_module() {
                                                                 "got update shape {} for operand shape {}.",
                                                                 types::py_int_tuple(ut.shape()), types::py_int_tuple(xt.shape())));
         std::vector<ValueId> operands = {ids[0], ids[1]};
-        for (size_t i = 2; i < ids.size(); ++i) operands.push_back(trace::convert(t, ids[i], {DType::I32, false}));
+        for (size_t i = 2; i < ids.size(); ++i) operands.push_back(wrapped_start(t, ids[i], xt.shape()[i - 2]));
         auto rt = sharding::propagate_dynamic_update_slice(t.ctx("dynamic_update_slice"), xt, ut);
         return std::vector<ValueId>{t.emit(ir::OpKind::DynamicUpdateSlice, operands, rt)};
       });

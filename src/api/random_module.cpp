@@ -368,7 +368,7 @@ Value r_choice(Interp& I, CallArgs& a) {
   return apply(I, "choice", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
     Shape out_shape = shape;
     if (!scalar) {
-      const auto& s = t.type(ids[1]).shape();
+      const auto s = t.type(ids[1]).shape();
       out_shape.assign(s.begin(), s.begin() + axis);
       out_shape.insert(out_shape.end(), shape.begin(), shape.end());
       out_shape.insert(out_shape.end(), s.begin() + axis + 1, s.end());

@@ -33,10 +33,8 @@ Region trace_region(Interp& I, trace::Trace& parent, const std::string& name, co
   ir::Function fn = rt->finish(ids);
   // Captured values first (JAX's consts), then the explicit params.
   std::vector<ValueId> order;
-  const size_t ncap = rt->captured().size();
   order.insert(order.end(), fn.params.begin() + static_cast<long>(explicit_params.size()), fn.params.end());
   order.insert(order.end(), explicit_params.begin(), explicit_params.end());
-  (void)ncap;
   fn.params = order;
   for (auto v : ids) r.result_types.push_back(fn.type(v));
   r.captured = rt->captured();
@@ -44,12 +42,11 @@ Region trace_region(Interp& I, trace::Trace& parent, const std::string& name, co
   return r;
 }
 
-std::shared_ptr<const ir::Function> with_capture_params(const Region& r, size_t nexplicit, const std::vector<ValueId>& all_captured,
+std::shared_ptr<const ir::Function> with_capture_params(const Region& r, const std::vector<ValueId>& all_captured,
                                                        const trace::Trace& parent) {
   ir::Function fn = *r.fn;
   const size_t ncap = r.captured.size();
   std::vector<ValueId> params(fn.params.begin() + static_cast<long>(ncap), fn.params.end());
-  (void)nexplicit;
   for (auto v : all_captured) {
     auto it = std::find(r.captured.begin(), r.captured.end(), v);
     if (it != r.captured.end()) params.push_back(fn.params[static_cast<size_t>(it - r.captured.begin())]);

@@ -31,8 +31,8 @@ Region trace_region(interp::Interp& I, trace::Trace& parent, const std::string& 
 
 // The region's function with params (explicit..., then one per value of `all_captured`),
 // adding unused params for values this region did not capture (cond branches share operands).
-std::shared_ptr<const ir::Function> with_capture_params(const Region& r, size_t nexplicit,
-                                                       const std::vector<ir::ValueId>& all_captured, const trace::Trace& parent);
+std::shared_ptr<const ir::Function> with_capture_params(const Region& r, const std::vector<ir::ValueId>& all_captured,
+                                                       const trace::Trace& parent);
 
 // The name of a Python function's k-th positional parameter ("" when unknown).
 std::string param_name(const interp::Value& fn, size_t k);

@@ -1,42 +1,24 @@
 #include "exec/host_callback.hpp"
 
-#include <deque>
-#include <stdexcept>
+#include <algorithm>
 
 namespace shard::exec {
 
-namespace {
-std::mutex registry_mu;
-std::deque<HostCallback>& registry() {  // deque: references stay valid as it grows
-  static std::deque<HostCallback> r;
-  return r;
-}
-}  // namespace
-
-int64_t register_host_callback(HostCallback cb) {
-  std::lock_guard<std::mutex> lock(registry_mu);
-  registry().push_back(std::move(cb));
-  return static_cast<int64_t>(registry().size()) - 1;
-}
-
-const HostCallback& host_callback(int64_t id) {
-  std::lock_guard<std::mutex> lock(registry_mu);
-  if (id < 0 || static_cast<size_t>(id) >= registry().size()) throw std::logic_error("internal error: unknown host callback");
-  return registry()[static_cast<size_t>(id)];
-}
-
-void HostCallbackQueue::push(int64_t id, std::vector<HostValue> values) {
-  std::lock_guard<std::mutex> lock(mu);
-  calls.emplace_back(id, std::move(values));
+void HostCallbackQueue::push(int64_t position, std::shared_ptr<const HostCallback> cb, std::vector<HostValue> values, bool send) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t seq = next_.at(static_cast<size_t>(position))++;
+  if (send) calls_.push_back({seq, position, std::move(cb), std::move(values)});
 }
 
 void HostCallbackQueue::run_all() {
-  std::vector<std::pair<int64_t, std::vector<HostValue>>> todo;
+  std::vector<Call> todo;
   {
-    std::lock_guard<std::mutex> lock(mu);
-    todo.swap(calls);
+    std::lock_guard<std::mutex> lock(mu_);
+    todo.swap(calls_);
   }
-  for (auto& [id, values] : todo) host_callback(id)(values);
+  std::stable_sort(todo.begin(), todo.end(),
+                   [](const Call& a, const Call& b) { return a.seq != b.seq ? a.seq < b.seq : a.position < b.position; });
+  for (auto& c : todo) (*c.cb)(c.values);
 }
 
 }  // namespace shard::exec

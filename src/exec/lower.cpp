@@ -185,14 +185,16 @@ class Lowering {
         std::vector<ir::ArrayType> types;
         for (auto v : op.operands) types.push_back(type(v));
         Step s = make_step(op);
-        s.run = [types, id = a.axis](const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>&) {
-          if (ctx.position != 0 || !ctx.callbacks) return;  // operands are replicated: one copy speaks
+        s.run = [types, cb = std::static_pointer_cast<const HostCallback>(a.payload), varying = a.flag](
+                    const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>&) {
+          if (!ctx.callbacks) return;
+          const bool send = varying || ctx.position == 0;  // replicated operands: one copy speaks
           std::vector<HostValue> values;
-          for (size_t i = 0; i < types.size(); ++i) {
+          for (size_t i = 0; send && i < types.size(); ++i) {
             const auto* p = static_cast<const uint8_t*>(in[i]);
             values.push_back({types[i], std::vector<uint8_t>(p, p + bytes_of(types[i]))});
           }
-          ctx.callbacks->push(id, std::move(values));
+          ctx.callbacks->push(ctx.position, cb, std::move(values), send);
         };
         emit(std::move(s));
         return;

@@ -102,7 +102,7 @@ std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vecto
   const auto& devices = mesh_.device_ids();
   const size_t npos = devices.size();
   std::vector<std::vector<BufferRef>> outputs(result_slots_.size(), std::vector<BufferRef>(npos));
-  HostCallbackQueue callbacks;
+  HostCallbackQueue callbacks(npos);
   auto body = [&](int device) {
     const int64_t pos = mesh_.position_of_device(device);
     StepContext ctx{device, pos, mesh_, &callbacks};

@@ -70,6 +70,17 @@ std::string var_name(size_t i) {
   return s;
 }
 
+// A Python string literal of `s` (single quotes, backslash escapes) for printed attributes.
+std::string py_str_repr(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\\' || c == '\'') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out + "'";
+}
+
 std::string ints(const std::vector<int64_t>& v) {
   return v.size() == 1 ? fmt::format("({},)", v[0]) : fmt::format("({})", fmt::join(v, ", "));
 }
@@ -128,7 +139,9 @@ std::string attr_text(const Function& f, const Op& op, const std::string& indent
       break;
     }
     case OpKind::DynamicSlice: kv.push_back(fmt::format("slice_sizes={}", ints(a.dims))); break;
-    case OpKind::HostCallback: kv.push_back(fmt::format("callback={}", a.axis)); break;
+    case OpKind::HostCallback:
+      if (!a.axes.empty()) kv.push_back(fmt::format("fmt={}", py_str_repr(a.axes[0])));
+      break;
     case OpKind::Fusion: kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent))); break;
     case OpKind::ShardMap: {
       std::vector<std::string> in, out;
@@ -372,8 +385,9 @@ bool structurally_equal(const Function& a, const Function& b) {
     return false;
   for (size_t i = 0; i < a.ops.size(); ++i) {
     const Op &x = a.ops[i], &y = b.ops[i];
+    // Source locations count too: a cached program's ledger names the user's lines.
     if (x.kind != y.kind || x.operands != y.operands || x.results != y.results || !same_attrs(x.attrs, y.attrs) ||
-        x.regions.size() != y.regions.size())
+        x.regions.size() != y.regions.size() || x.loc.file != y.loc.file || x.loc.line != y.loc.line || x.loc.col != y.loc.col)
       return false;
     for (size_t r = 0; r < x.regions.size(); ++r)
       if (x.regions[r] != y.regions[r] && !structurally_equal(*x.regions[r], *y.regions[r])) return false;

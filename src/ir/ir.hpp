@@ -56,7 +56,9 @@ using types::PartitionSpec;
                                 ops as one region, lowered to one LLVM loop (spmd/fusion)  */ \
   X(ShardMap, "shard_map", -1, -1) /* operands: global values; region: the body on local     \
                                 types; axes: manual axes; specs / specs2: in / out specs   */ \
-  X(HostCallback, "debug_callback", -1, 0) /* axis: host callback id (exec/host_callback.hpp) */ \
+  X(HostCallback, "debug_callback", -1, 0) /* payload: the callable (exec::HostCallback);  \
+                                axes: what identifies it (format, Python values); flag: the \
+                                operands vary over manual axes (every device prints)       */ \
   X(While, "while", -1, -1)  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
                                 regions: cond (cond_consts, carries) -> bool[],             \
                                 body (body_consts, carries) -> carries                     */ \
@@ -92,6 +94,9 @@ struct Attrs {
   std::vector<std::pair<int64_t, int64_t>> pairs;
   std::optional<PartitionSpec> spec;
   std::vector<PartitionSpec> specs, specs2;
+  // Host-side data a lowering needs that is not part of the op's structure (compared through
+  // `axes` instead), e.g. a host callback's callable.
+  std::shared_ptr<const void> payload;
   std::shared_ptr<const Literal> literal;
 };
 
@@ -128,7 +133,7 @@ std::string op_display_name(const Op& op);
 //     in (c,) }
 std::string print(const Function& f);
 
-// Structural identity of functions (ops, attributes, literal bytes, types, regions; not source
+// Structural identity of functions (ops, attributes, literal bytes, types, regions, source
 // locations): the compile cache's key without printing the IR.
 size_t structural_hash(const Function& f);
 bool structurally_equal(const Function& a, const Function& b);

@@ -396,9 +396,17 @@ class Partitioner {
   void partition_control(const ir::Op& op) {
     const auto& a = op.attrs;
     auto type_layout = [&](ir::ValueId v) { return result_layout(gtype(v), nullptr); };
+    // Collectives inside a body run once per iteration (or only when the branch is taken):
+    // their ledger entries say so.
+    const std::string repeat = op.kind == OpKind::Scan ? fmt::format(" (in a scan body: {} times)", a.axis)
+                             : op.kind == OpKind::While ? std::string(" (in a while_loop body: every iteration)")
+                                                        : std::string(" (in a cond branch: when taken)");
     auto sub = [&](const ir::Function& region, const std::vector<PartitionSpec>& in, const std::vector<PartitionSpec>& want) {
+      const size_t before = ledger_.size();
       Partitioner p(region, mesh_, ledger_);
-      return std::make_shared<const ir::Function>(p.run(in, want).local);
+      auto local = std::make_shared<const ir::Function>(p.run(in, want).local);
+      for (size_t i = before; i < ledger_.size(); ++i) ledger_[i].reason += repeat;
+      return local;
     };
     std::vector<ir::ValueId> ins;
     std::vector<PartitionSpec> in_layouts;

@@ -29,7 +29,8 @@ class Trace : public std::enable_shared_from_this<Trace> {
   // An op with several results and (for control flow) regions.
   std::vector<ValueId> emit_multi(ir::OpKind kind, std::vector<ValueId> operands, const std::vector<ArrayType>& results,
                                   ir::Attrs attrs, std::vector<std::shared_ptr<const ir::Function>> regions);
-  const ArrayType& type(ValueId v) const { return fn_.type(v); }
+  // By value: emitting an op grows the value table, so a reference could dangle.
+  ArrayType type(ValueId v) const { return fn_.type(v); }
   sharding::RuleContext ctx(std::string op) const { return {mesh_, std::move(op), true}; }
   const types::AbstractMesh& mesh() const { return mesh_; }
 
