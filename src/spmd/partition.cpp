@@ -9,6 +9,7 @@
 
 #include "spmd/auto_layouts.hpp"
 #include "spmd/local_builder.hpp"
+#include "spmd/partitioner.hpp"
 #include "spmd/reshape_layout.hpp"
 
 namespace shard::spmd {
@@ -24,10 +25,6 @@ types::Shape local_shape(const types::Shape& global, const PartitionSpec& layout
   return s;
 }
 
-namespace {
-
-// Drops ops none of whose results is used (all devices drop the same ones, so collectives
-// stay matched). Host callbacks and control flow (which may hold callbacks) always stay.
 void remove_dead_ops(ir::Function& f) {
   std::vector<bool> used(f.value_types.size(), false);
   for (auto r : f.results) used[r] = true;
@@ -46,519 +43,309 @@ void remove_dead_ops(ir::Function& f) {
   f.ops = std::move(ops);
 }
 
-class Partitioner {
- public:
-  Partitioner(const ir::Function& g, const types::Mesh& mesh, std::vector<CollectiveRecord>& ledger)
-      : g_(g), mesh_(mesh), ledger_(ledger), am_(mesh.abstract_mesh()), b_(mesh, ledger) {}
-
-  // `want`: layouts the results must leave in (a loop body's carries); empty = as computed.
-  Partitioned run(const std::vector<PartitionSpec>& in_layouts, const std::vector<PartitionSpec>& want = {}) {
-    map_.resize(g_.value_types.size());
-    def_.assign(g_.value_types.size(), nullptr);
-    for (const auto& op : g_.ops)
-      for (auto r : op.results) def_[r] = &op;
-    for (size_t i = 0; i < g_.params.size(); ++i) {
-      auto p = g_.params[i];
-      const auto& t = g_.type(p);
-      PartitionSpec layout = normalized(i < in_layouts.size() ? in_layouts[i] : PartitionSpec(), t.rank());
-      map_[p] = {b_.param(t.dtype(), b_.local_shape(t.shape(), layout)), layout};
-    }
-    for (const auto& op : g_.ops) {
-      b_.set_loc(op.loc);
-      partition_op(op);
-    }
-    Partitioned out;
-    for (size_t i = 0; i < g_.results.size(); ++i) {
-      auto r = g_.results[i];
-      Local l = map_[r];
-      if (i < want.size() && !(normalized(l.layout, gtype(r).rank()) == normalized(want[i], gtype(r).rank()))) {
-        l.id = b_.reshard(l.id, gtype(r).dtype(), gtype(r).shape(), l.layout, want[i], "loop carry");
-        l.layout = want[i];
-      }
-      out.local.results.push_back(l.id);
-      out.out_layouts.push_back(l.layout);
-    }
-    auto& fn = b_.fn();
-    out.local.name = g_.name;
-    out.local.value_types = fn.value_types;
-    out.local.params = fn.params;
-    out.local.ops = fn.ops;
-    remove_dead_ops(out.local);
-    return out;
+Partitioned Partitioner::run(const std::vector<PartitionSpec>& in_layouts, const std::vector<PartitionSpec>& want) {
+  map_.resize(g_.value_types.size());
+  def_.assign(g_.value_types.size(), nullptr);
+  for (const auto& op : g_.ops)
+    for (auto r : op.results) def_[r] = &op;
+  for (size_t i = 0; i < g_.params.size(); ++i) {
+    auto p = g_.params[i];
+    const auto& t = g_.type(p);
+    PartitionSpec layout = normalized(i < in_layouts.size() ? in_layouts[i] : PartitionSpec(), t.rank());
+    map_[p] = {b_.param(t.dtype(), b_.local_shape(t.shape(), layout)), layout};
   }
+  for (const auto& op : g_.ops) {
+    b_.set_loc(op.loc);
+    partition_op(op);
+  }
+  Partitioned out;
+  for (size_t i = 0; i < g_.results.size(); ++i) {
+    auto r = g_.results[i];
+    Local l = map_[r];
+    if (i < want.size() && !(normalized(l.layout, gtype(r).rank()) == normalized(want[i], gtype(r).rank()))) {
+      l.id = b_.reshard(l.id, gtype(r).dtype(), gtype(r).shape(), l.layout, want[i], "loop carry");
+      l.layout = want[i];
+    }
+    out.local.results.push_back(l.id);
+    out.out_layouts.push_back(l.layout);
+  }
+  auto& fn = b_.fn();
+  out.local.name = g_.name;
+  out.local.value_types = fn.value_types;
+  out.local.params = fn.params;
+  out.local.ops = fn.ops;
+  remove_dead_ops(out.local);
+  return out;
+}
 
- private:
-  struct Local {
-    ir::ValueId id = -1;
-    PartitionSpec layout;
+ir::ValueId Partitioner::in_layout(const ir::Op& op, ir::ValueId v, const PartitionSpec& to) {
+  const auto& t = gtype(v);
+  const ir::Op* def = def_[v];
+  if (def && def->kind == OpKind::BroadcastInDim && map_[v].layout.all_none() && !to.all_none() && to.size() == t.rank()) {
+    for (auto& [key, local] : rebroadcast_)
+      if (key.first == v && key.second == to) return local;
+    const auto& it = gtype(def->operands[0]);
+    PartitionSpec need = PartitionSpec::replicated(it.rank());
+    for (size_t i = 0; i < def->attrs.dims.size(); ++i)
+      if (it.shape()[i] == t.shape()[def->attrs.dims[i]]) need = with_entry(need, i, to[def->attrs.dims[i]]);
+    auto x = in_layout(*def, def->operands[0], need);
+    auto local = b_.emit(OpKind::BroadcastInDim, {x}, t.dtype(), b_.local_shape(t.shape(), to), def->attrs);
+    rebroadcast_.push_back({{v, to}, local});
+    return local;
+  }
+  return b_.reshard(map_[v].id, t.dtype(), t.shape(), map_[v].layout, to, why(op));
+}
+
+PartitionSpec Partitioner::result_layout(const ir::ArrayType& t, const PartitionSpec* hint) const {
+  auto entries = normalized(t.spec(), t.rank()).entries();
+  std::set<std::string> used;
+  for (auto& e : entries) used.insert(e.begin(), e.end());
+  // Explicit in the value's own mesh (inside auto_axes an outer-Explicit axis is Auto).
+  auto free_auto = [&](const Entry& axes, int64_t size) {
+    if (axes.empty()) return false;
+    for (auto& a : axes)
+      if ((t.mesh().empty() ? is_explicit(a) : t.mesh().axis_type(a) == AxisType::Explicit) || used.count(a)) return false;
+    return size % am_.axes_size(axes) == 0;
   };
+  auto take = [&](size_t d, const Entry& axes) {
+    if (!entries[d].empty() || !free_auto(axes, t.shape()[d])) return;
+    entries[d] = axes;
+    used.insert(axes.begin(), axes.end());
+  };
+  if (hint)
+    for (size_t d = 0; d < entries.size() && d < hint->size(); ++d) take(d, (*hint)[d]);
+  // `t` is always a reference into g_.value_types (see gtype), so its index is the value.
+  const auto* base = g_.value_types.data();
+  if (&t >= base && &t < base + g_.value_types.size()) {
+    if (!plan_) {
+      std::vector<PartitionSpec> in_layouts;
+      for (auto p : g_.params) in_layouts.push_back(map_[p].layout);
+      plan_ = plan_auto_layouts(g_, am_, in_layouts);
+    }
+    if (const auto& pref = (*plan_)[static_cast<size_t>(&t - base)]) {
+      auto pe = pref->normalized(t.rank()).entries();
+      for (size_t d = 0; d < entries.size(); ++d) take(d, pe[d]);
+    }
+  }
+  return PartitionSpec(entries);
+}
 
-  const ir::ArrayType& gtype(ir::ValueId v) const { return g_.type(v); }
-  std::string why(const ir::Op& op) const { return ir::op_display_name(op); }
-
-  // The value of global `v` in layout `to` (resharding when it differs). A replicated
-  // broadcast wanted sharded is broadcast again at the local shape instead of sliced (the
-  // first copy, if nothing else uses it, is then dead code).
-  ir::ValueId in_layout(const ir::Op& op, ir::ValueId v, const PartitionSpec& to) {
-    const auto& t = gtype(v);
-    const ir::Op* def = def_[v];
-    if (def && def->kind == OpKind::BroadcastInDim && map_[v].layout.all_none() && !to.all_none() && to.size() == t.rank()) {
-      for (auto& [key, local] : rebroadcast_)
-        if (key.first == v && key.second == to) return local;
-      const auto& it = gtype(def->operands[0]);
+void Partitioner::partition_op(const ir::Op& op) {
+  const auto& a = op.attrs;
+  if (op.kind == OpKind::HostCallback) {  // the host sees whole values
+    std::vector<ir::ValueId> ins;
+    for (auto v : op.operands) ins.push_back(in_layout(op, v, PartitionSpec::replicated(gtype(v).rank())));
+    b_.emit_multi(op.kind, ins, {}, a, {});
+    return;
+  }
+  if (op.kind == OpKind::ShardMap) return partition_shard_map(op);  // may have no results
+  const auto& rt = gtype(op.results[0]);
+  switch (op.kind) {
+    case OpKind::Elementwise: {
+      const PartitionSpec* hint = nullptr;
+      for (auto v : op.operands)
+        if (gtype(v).shape() == rt.shape() && !map_[v].layout.all_none()) { hint = &map_[v].layout; break; }
+      PartitionSpec layout = result_layout(rt, hint);
+      std::vector<ir::ValueId> ins;
+      for (auto v : op.operands) ins.push_back(in_layout(op, v, layout));
+      define(op.results[0], b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
+      return;
+    }
+    case OpKind::Constant: case OpKind::Iota: {
+      auto full = b_.emit(op.kind, {}, rt.dtype(), rt.shape(), a);
+      define_conformed(op, full, PartitionSpec::replicated(rt.rank()));
+      return;
+    }
+    case OpKind::BroadcastInDim: {
+      const auto& it = gtype(op.operands[0]);
+      PartitionSpec hint = PartitionSpec::replicated(rt.rank());
+      for (size_t i = 0; i < a.dims.size(); ++i)
+        if (it.shape()[i] == rt.shape()[a.dims[i]]) hint = with_entry(hint, a.dims[i], map_[op.operands[0]].layout[i]);
+      PartitionSpec layout = result_layout(rt, &hint);
       PartitionSpec need = PartitionSpec::replicated(it.rank());
-      for (size_t i = 0; i < def->attrs.dims.size(); ++i)
-        if (it.shape()[i] == t.shape()[def->attrs.dims[i]]) need = with_entry(need, i, to[def->attrs.dims[i]]);
-      auto x = in_layout(*def, def->operands[0], need);
-      auto local = b_.emit(OpKind::BroadcastInDim, {x}, t.dtype(), b_.local_shape(t.shape(), to), def->attrs);
-      rebroadcast_.push_back({{v, to}, local});
-      return local;
+      for (size_t i = 0; i < a.dims.size(); ++i)
+        if (it.shape()[i] == rt.shape()[a.dims[i]]) need = with_entry(need, i, layout[a.dims[i]]);
+      auto x = in_layout(op, op.operands[0], need);
+      define(op.results[0], b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
+      return;
     }
-    return b_.reshard(map_[v].id, t.dtype(), t.shape(), map_[v].layout, to, why(op));
-  }
-
-  bool is_explicit(const std::string& axis) const { return am_.axis_type(axis) == AxisType::Explicit; }
-
-  // Explicit axes come from the type; Auto axes a result keeps from `hint` where the type
-  // leaves the dim unsharded and the axes are free (what the op computed, or what its first
-  // sharded operand has); dims still unsharded take the Auto-layout plan's preference
-  // (spmd/auto_layouts.cpp), which merges all operands and looks at users too. Filling a dim
-  // only ever slices locally, so the plan never adds communication.
-  PartitionSpec result_layout(const ir::ArrayType& t, const PartitionSpec* hint) const {
-    auto entries = normalized(t.spec(), t.rank()).entries();
-    std::set<std::string> used;
-    for (auto& e : entries) used.insert(e.begin(), e.end());
-    // Explicit in the value's own mesh (inside auto_axes an outer-Explicit axis is Auto).
-    auto free_auto = [&](const Entry& axes, int64_t size) {
-      if (axes.empty()) return false;
-      for (auto& a : axes)
-        if ((t.mesh().empty() ? is_explicit(a) : t.mesh().axis_type(a) == AxisType::Explicit) || used.count(a)) return false;
-      return size % am_.axes_size(axes) == 0;
-    };
-    auto take = [&](size_t d, const Entry& axes) {
-      if (!entries[d].empty() || !free_auto(axes, t.shape()[d])) return;
-      entries[d] = axes;
-      used.insert(axes.begin(), axes.end());
-    };
-    if (hint)
-      for (size_t d = 0; d < entries.size() && d < hint->size(); ++d) take(d, (*hint)[d]);
-    // `t` is always a reference into g_.value_types (see gtype), so its index is the value.
-    const auto* base = g_.value_types.data();
-    if (&t >= base && &t < base + g_.value_types.size()) {
-      if (!plan_) {
-        std::vector<PartitionSpec> in_layouts;
-        for (auto p : g_.params) in_layouts.push_back(map_[p].layout);
-        plan_ = plan_auto_layouts(g_, am_, in_layouts);
-      }
-      if (const auto& pref = (*plan_)[static_cast<size_t>(&t - base)]) {
-        auto pe = pref->normalized(t.rank()).entries();
-        for (size_t d = 0; d < entries.size(); ++d) take(d, pe[d]);
-      }
+    case OpKind::Transpose: {
+      const auto& in = map_[op.operands[0]];
+      std::vector<Entry> entries;
+      for (auto p : a.dims) entries.push_back(in.layout[p]);
+      PartitionSpec layout(entries);
+      define_conformed(op, b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
+      return;
     }
-    return PartitionSpec(entries);
-  }
-
-  void define(ir::ValueId global, ir::ValueId local, PartitionSpec layout) { map_[global] = {local, std::move(layout)}; }
-
-  // Defines the result of `op` as `local` in `layout`, resharded to what the type demands.
-  void define_conformed(const ir::Op& op, ir::ValueId local, const PartitionSpec& layout) {
-    const auto& t = gtype(op.results[0]);
-    PartitionSpec want = result_layout(t, &layout);
-    if (!(normalized(layout, t.rank()) == want)) local = b_.reshard(local, t.dtype(), t.shape(), layout, want, why(op));
-    define(op.results[0], local, want);
-  }
-
-  void partition_op(const ir::Op& op) {
-    const auto& a = op.attrs;
-    if (op.kind == OpKind::HostCallback) {  // the host sees whole values
+    case OpKind::Reshape: return partition_reshape(op);
+    case OpKind::Slice: case OpKind::Pad: case OpKind::Rev: return partition_gathering_dims(op);
+    case OpKind::Concatenate: {
+      PartitionSpec layout = with_entry(map_[op.operands[0]].layout, a.axis, {});
+      std::vector<ir::ValueId> ins;
+      for (auto v : op.operands) ins.push_back(in_layout(op, v, layout));
+      define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
+      return;
+    }
+    case OpKind::Reduce: {
+      const auto& in = map_[op.operands[0]];
+      Entry axes;
+      std::vector<Entry> kept;
+      for (size_t d = 0; d < in.layout.size(); ++d) {
+        bool reduced = std::find(a.dims.begin(), a.dims.end(), static_cast<int64_t>(d)) != a.dims.end();
+        if (reduced) axes.insert(axes.end(), in.layout[d].begin(), in.layout[d].end());
+        else kept.push_back(in.layout[d]);
+      }
+      PartitionSpec layout(kept);
+      auto local = b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a);
+      if (!axes.empty()) {
+        axes = am_.order_wrt_mesh(axes);
+        local = b_.all_reduce(local, rt.dtype(), a.reduce,
+                              axes, fmt::format("{} over a dim sharded on {}", why(op), entry_text(axes)));
+      }
+      define_conformed(op, local, layout);
+      return;
+    }
+    case OpKind::ArgReduce: case OpKind::Cumulative: case OpKind::Sort: {
+      PartitionSpec need = with_entry(map_[op.operands[0]].layout, a.axis, {});
+      auto x = in_layout(op, op.operands[0], need);
+      PartitionSpec layout = need;
+      if (op.kind == OpKind::ArgReduce) {
+        auto e = need.entries();
+        e.erase(e.begin() + a.axis);
+        layout = PartitionSpec(e);
+      }
+      define_conformed(op, b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
+      return;
+    }
+    case OpKind::DotGeneral: return partition_dot(op);
+    case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
+    case OpKind::AllReduce: case OpKind::AllGather: case OpKind::ReduceScatter: case OpKind::AllToAll:
+    case OpKind::CollectivePermute: case OpKind::AxisIndex: return partition_collective(op);
+    case OpKind::Reshard: {
+      PartitionSpec layout = normalized(rt.spec(), rt.rank());
+      define(op.results[0], in_layout(op, op.operands[0], layout), layout);
+      return;
+    }
+    case OpKind::ShardingConstraint: {
+      PartitionSpec layout = normalized(a.spec ? *a.spec : rt.spec(), rt.rank());
+      define(op.results[0], in_layout(op, op.operands[0], layout), layout);
+      return;
+    }
+    case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: {
       std::vector<ir::ValueId> ins;
       for (auto v : op.operands) ins.push_back(in_layout(op, v, PartitionSpec::replicated(gtype(v).rank())));
-      b_.emit_multi(op.kind, ins, {}, a, {});
+      define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), rt.shape(), a), PartitionSpec::replicated(rt.rank()));
       return;
     }
-    if (op.kind == OpKind::ShardMap) return partition_shard_map(op);  // may have no results
-    const auto& rt = gtype(op.results[0]);
-    switch (op.kind) {
-      case OpKind::Elementwise: {
-        const PartitionSpec* hint = nullptr;
-        for (auto v : op.operands)
-          if (gtype(v).shape() == rt.shape() && !map_[v].layout.all_none()) { hint = &map_[v].layout; break; }
-        PartitionSpec layout = result_layout(rt, hint);
-        std::vector<ir::ValueId> ins;
-        for (auto v : op.operands) ins.push_back(in_layout(op, v, layout));
-        define(op.results[0], b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
-        return;
+    default:
+      throw std::logic_error(fmt::format("internal error: the partitioner has no rewrite for `{}`", ir::op_display_name(op)));
+  }
+}
+
+void Partitioner::partition_gathering_dims(const ir::Op& op) {
+  const auto& a = op.attrs;
+  const auto& it = gtype(op.operands[0]);
+  const auto& rt = gtype(op.results[0]);
+  PartitionSpec need = map_[op.operands[0]].layout;
+  std::vector<bool> touched(it.rank(), false);
+  for (size_t d = 0; d < it.rank(); ++d) {
+    if (op.kind == OpKind::Rev) touched[d] = std::find(a.dims.begin(), a.dims.end(), int64_t(d)) != a.dims.end();
+    else if (op.kind == OpKind::Pad) touched[d] = a.dims[d] != 0 || a.dims2[d] != 0;
+    else touched[d] = a.dims[d] != 0 || a.dims2[d] != it.shape()[d] || (!a.dims3.empty() && a.dims3[d] != 1);
+    if (touched[d]) need = with_entry(need, d, {});
+  }
+  auto x = in_layout(op, op.operands[0], need);
+  auto local_in = b_.local_shape(it.shape(), need);
+  ir::Attrs la = a;
+  if (op.kind == OpKind::Slice)
+    for (size_t d = 0; d < it.rank(); ++d)
+      if (!touched[d]) {
+        la.dims[d] = 0;
+        la.dims2[d] = local_in[d];
       }
-      case OpKind::Constant: case OpKind::Iota: {
-        auto full = b_.emit(op.kind, {}, rt.dtype(), rt.shape(), a);
-        define_conformed(op, full, PartitionSpec::replicated(rt.rank()));
-        return;
-      }
-      case OpKind::BroadcastInDim: {
-        const auto& it = gtype(op.operands[0]);
-        PartitionSpec hint = PartitionSpec::replicated(rt.rank());
-        for (size_t i = 0; i < a.dims.size(); ++i)
-          if (it.shape()[i] == rt.shape()[a.dims[i]]) hint = with_entry(hint, a.dims[i], map_[op.operands[0]].layout[i]);
-        PartitionSpec layout = result_layout(rt, &hint);
-        PartitionSpec need = PartitionSpec::replicated(it.rank());
-        for (size_t i = 0; i < a.dims.size(); ++i)
-          if (it.shape()[i] == rt.shape()[a.dims[i]]) need = with_entry(need, i, layout[a.dims[i]]);
-        auto x = in_layout(op, op.operands[0], need);
-        define(op.results[0], b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
-        return;
-      }
-      case OpKind::Transpose: {
-        const auto& in = map_[op.operands[0]];
-        std::vector<Entry> entries;
-        for (auto p : a.dims) entries.push_back(in.layout[p]);
-        PartitionSpec layout(entries);
-        define_conformed(op, b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
-        return;
-      }
-      case OpKind::Reshape: return partition_reshape(op);
-      case OpKind::Slice: case OpKind::Pad: case OpKind::Rev: return partition_gathering_dims(op);
-      case OpKind::Concatenate: {
-        PartitionSpec layout = with_entry(map_[op.operands[0]].layout, a.axis, {});
-        std::vector<ir::ValueId> ins;
-        for (auto v : op.operands) ins.push_back(in_layout(op, v, layout));
-        define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
-        return;
-      }
-      case OpKind::Reduce: {
-        const auto& in = map_[op.operands[0]];
-        Entry axes;
-        std::vector<Entry> kept;
-        for (size_t d = 0; d < in.layout.size(); ++d) {
-          bool reduced = std::find(a.dims.begin(), a.dims.end(), static_cast<int64_t>(d)) != a.dims.end();
-          if (reduced) axes.insert(axes.end(), in.layout[d].begin(), in.layout[d].end());
-          else kept.push_back(in.layout[d]);
-        }
-        PartitionSpec layout(kept);
-        auto local = b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a);
-        if (!axes.empty()) {
-          axes = am_.order_wrt_mesh(axes);
-          local = b_.all_reduce(local, rt.dtype(), a.reduce,
-                                axes, fmt::format("{} over a dim sharded on {}", why(op), entry_text(axes)));
-        }
-        define_conformed(op, local, layout);
-        return;
-      }
-      case OpKind::ArgReduce: case OpKind::Cumulative: case OpKind::Sort: {
-        PartitionSpec need = with_entry(map_[op.operands[0]].layout, a.axis, {});
-        auto x = in_layout(op, op.operands[0], need);
-        PartitionSpec layout = need;
-        if (op.kind == OpKind::ArgReduce) {
-          auto e = need.entries();
-          e.erase(e.begin() + a.axis);
-          layout = PartitionSpec(e);
-        }
-        define_conformed(op, b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
-        return;
-      }
-      case OpKind::DotGeneral: return partition_dot(op);
-      case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
-      case OpKind::AllReduce: case OpKind::AllGather: case OpKind::ReduceScatter: case OpKind::AllToAll:
-      case OpKind::CollectivePermute: case OpKind::AxisIndex: return partition_collective(op);
-      case OpKind::Reshard: {
-        PartitionSpec layout = normalized(rt.spec(), rt.rank());
-        define(op.results[0], in_layout(op, op.operands[0], layout), layout);
-        return;
-      }
-      case OpKind::ShardingConstraint: {
-        PartitionSpec layout = normalized(a.spec ? *a.spec : rt.spec(), rt.rank());
-        define(op.results[0], in_layout(op, op.operands[0], layout), layout);
-        return;
-      }
-      case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: {
-        std::vector<ir::ValueId> ins;
-        for (auto v : op.operands) ins.push_back(in_layout(op, v, PartitionSpec::replicated(gtype(v).rank())));
-        define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), rt.shape(), a), PartitionSpec::replicated(rt.rank()));
-        return;
-      }
-      default:
-        throw std::logic_error(fmt::format("internal error: the partitioner has no rewrite for `{}`", ir::op_display_name(op)));
+  std::vector<ir::ValueId> ins{x};
+  for (size_t i = 1; i < op.operands.size(); ++i) ins.push_back(in_layout(op, op.operands[i], PartitionSpec()));
+  define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), need), la), need);
+}
+
+void Partitioner::partition_reshape(const ir::Op& op) {
+  const auto& it = gtype(op.operands[0]);
+  const auto& rt = gtype(op.results[0]);
+  const auto& in = map_[op.operands[0]];
+  PartitionSpec want = result_layout(rt, nullptr);
+  if (auto out = local_reshape_layout(it.shape(), in.layout, rt.shape(), want, am_)) {
+    define_conformed(op, b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), *out), op.attrs), *out);
+    return;
+  }
+  // Not expressible per shard: make the operand whole, reshape, then split as the type asks.
+  auto x = in_layout(op, op.operands[0], PartitionSpec::replicated(it.rank()));
+  define_conformed(op, b_.emit(op.kind, {x}, rt.dtype(), rt.shape(), op.attrs), PartitionSpec::replicated(rt.rank()));
+}
+
+void Partitioner::partition_dot(const ir::Op& op) {
+  const auto& a = op.attrs;
+  const auto& lt = gtype(op.operands[0]);
+  const auto& rt2 = gtype(op.operands[1]);
+  const auto& ot = gtype(op.results[0]);
+  PartitionSpec ll = map_[op.operands[0]].layout, rl = map_[op.operands[1]].layout;
+  Entry partial;
+  for (size_t i = 0; i < a.dims.size(); ++i) {
+    auto lc = a.dims[i], rc = a.dims2[i];
+    if (!ll[lc].empty() && ll[lc] == rl[rc]) {
+      partial.insert(partial.end(), ll[lc].begin(), ll[lc].end());
+    } else {
+      ll = with_entry(ll, lc, {});
+      rl = with_entry(rl, rc, {});
     }
   }
-
-  // slice / pad / rev: the touched dims must be whole on every device; other dims keep
-  // their layout and the op runs locally on them.
-  void partition_gathering_dims(const ir::Op& op) {
-    const auto& a = op.attrs;
-    const auto& it = gtype(op.operands[0]);
-    const auto& rt = gtype(op.results[0]);
-    PartitionSpec need = map_[op.operands[0]].layout;
-    std::vector<bool> touched(it.rank(), false);
-    for (size_t d = 0; d < it.rank(); ++d) {
-      if (op.kind == OpKind::Rev) touched[d] = std::find(a.dims.begin(), a.dims.end(), int64_t(d)) != a.dims.end();
-      else if (op.kind == OpKind::Pad) touched[d] = a.dims[d] != 0 || a.dims2[d] != 0;
-      else touched[d] = a.dims[d] != 0 || a.dims2[d] != it.shape()[d] || (!a.dims3.empty() && a.dims3[d] != 1);
-      if (touched[d]) need = with_entry(need, d, {});
-    }
-    auto x = in_layout(op, op.operands[0], need);
-    auto local_in = b_.local_shape(it.shape(), need);
-    ir::Attrs la = a;
-    if (op.kind == OpKind::Slice)
-      for (size_t d = 0; d < it.rank(); ++d)
-        if (!touched[d]) {
-          la.dims[d] = 0;
-          la.dims2[d] = local_in[d];
-        }
-    std::vector<ir::ValueId> ins{x};
-    for (size_t i = 1; i < op.operands.size(); ++i) ins.push_back(in_layout(op, op.operands[i], PartitionSpec()));
-    define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), need), la), need);
+  for (size_t i = 0; i < a.dims3.size(); ++i) rl = with_entry(rl, a.dims4[i], ll[a.dims3[i]]);
+  std::set<std::string> used(partial.begin(), partial.end());
+  auto is_free = [](const std::vector<int64_t>& c, const std::vector<int64_t>& b, int64_t d) {
+    return std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end();
+  };
+  std::vector<Entry> out;
+  for (auto d : a.dims3) {
+    out.push_back(ll[d]);
+    used.insert(ll[d].begin(), ll[d].end());
   }
-
-  void partition_reshape(const ir::Op& op) {
-    const auto& it = gtype(op.operands[0]);
-    const auto& rt = gtype(op.results[0]);
-    const auto& in = map_[op.operands[0]];
-    PartitionSpec want = result_layout(rt, nullptr);
-    if (auto out = local_reshape_layout(it.shape(), in.layout, rt.shape(), want, am_)) {
-      define_conformed(op, b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), *out), op.attrs), *out);
-      return;
-    }
-    // Not expressible per shard: make the operand whole, reshape, then split as the type asks.
-    auto x = in_layout(op, op.operands[0], PartitionSpec::replicated(it.rank()));
-    define_conformed(op, b_.emit(op.kind, {x}, rt.dtype(), rt.shape(), op.attrs), PartitionSpec::replicated(rt.rank()));
-  }
-
-  // dot_general: batch dims share the lhs layout; a contracting pair sharded alike on both
-  // sides is contracted locally and all-reduced; any other sharded contracting dim is gathered;
-  // a free-dim axis used on both sides is gathered on the rhs.
-  void partition_dot(const ir::Op& op) {
-    const auto& a = op.attrs;
-    const auto& lt = gtype(op.operands[0]);
-    const auto& rt2 = gtype(op.operands[1]);
-    const auto& ot = gtype(op.results[0]);
-    PartitionSpec ll = map_[op.operands[0]].layout, rl = map_[op.operands[1]].layout;
-    Entry partial;
-    for (size_t i = 0; i < a.dims.size(); ++i) {
-      auto lc = a.dims[i], rc = a.dims2[i];
-      if (!ll[lc].empty() && ll[lc] == rl[rc]) {
-        partial.insert(partial.end(), ll[lc].begin(), ll[lc].end());
-      } else {
-        ll = with_entry(ll, lc, {});
-        rl = with_entry(rl, rc, {});
-      }
-    }
-    for (size_t i = 0; i < a.dims3.size(); ++i) rl = with_entry(rl, a.dims4[i], ll[a.dims3[i]]);
-    std::set<std::string> used(partial.begin(), partial.end());
-    auto is_free = [](const std::vector<int64_t>& c, const std::vector<int64_t>& b, int64_t d) {
-      return std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end();
-    };
-    std::vector<Entry> out;
-    for (auto d : a.dims3) {
+  for (int64_t d = 0; d < static_cast<int64_t>(lt.rank()); ++d)
+    if (is_free(a.dims, a.dims3, d)) {
+      bool clash = false;
+      for (auto& ax : ll[d]) clash |= used.count(ax) > 0;
+      if (clash) ll = with_entry(ll, d, {});
       out.push_back(ll[d]);
       used.insert(ll[d].begin(), ll[d].end());
     }
-    for (int64_t d = 0; d < static_cast<int64_t>(lt.rank()); ++d)
-      if (is_free(a.dims, a.dims3, d)) {
-        bool clash = false;
-        for (auto& ax : ll[d]) clash |= used.count(ax) > 0;
-        if (clash) ll = with_entry(ll, d, {});
-        out.push_back(ll[d]);
-        used.insert(ll[d].begin(), ll[d].end());
-      }
-    for (int64_t d = 0; d < static_cast<int64_t>(rt2.rank()); ++d)
-      if (is_free(a.dims2, a.dims4, d)) {
-        bool clash = false;
-        for (auto& ax : rl[d]) clash |= used.count(ax) > 0;
-        if (clash) rl = with_entry(rl, d, {});
-        out.push_back(rl[d]);
-        used.insert(rl[d].begin(), rl[d].end());
-      }
-    auto x = in_layout(op, op.operands[0], ll);
-    auto y = in_layout(op, op.operands[1], rl);
-    PartitionSpec layout(out);
-    auto local = b_.emit(op.kind, {x, y}, ot.dtype(), b_.local_shape(ot.shape(), layout), a);
-    if (!partial.empty()) {
-      partial = am_.order_wrt_mesh(partial);
-      // When the result is wanted sharded over exactly the partial axes on a dim it leaves
-      // whole, reduce-scatter onto that dim (half the traffic of all-reduce, no slicing).
-      PartitionSpec want = result_layout(ot, &layout);
-      int64_t scatter = -1;
-      for (size_t d = 0; d < ot.rank() && scatter < 0; ++d)
-        if (layout[d].empty() && want[d] == partial && ot.shape()[d] % am_.axes_size(partial) == 0) scatter = static_cast<int64_t>(d);
-      const std::string why = fmt::format("dot_general contracting dims sharded on {}", entry_text(partial));
-      if (scatter >= 0) {
-        local = b_.reduce_scatter(local, ot.dtype(), codegen::ReduceKind::Sum, partial, scatter, why);
-        layout = with_entry(layout, static_cast<size_t>(scatter), partial);
-      } else {
-        local = b_.all_reduce(local, ot.dtype(), codegen::ReduceKind::Sum, partial, why);
-      }
+  for (int64_t d = 0; d < static_cast<int64_t>(rt2.rank()); ++d)
+    if (is_free(a.dims2, a.dims4, d)) {
+      bool clash = false;
+      for (auto& ax : rl[d]) clash |= used.count(ax) > 0;
+      if (clash) rl = with_entry(rl, d, {});
+      out.push_back(rl[d]);
+      used.insert(rl[d].begin(), rl[d].end());
     }
-    define_conformed(op, local, layout);
-  }
-
-  // Control flow: carries (and cond results) take the layout their type names, so every
-  // iteration and every branch agree; loop-invariant operands keep theirs; the bodies are
-  // partitioned recursively with those layouts and their collectives join the ledger.
-  void partition_control(const ir::Op& op) {
-    const auto& a = op.attrs;
-    auto type_layout = [&](ir::ValueId v) { return result_layout(gtype(v), nullptr); };
-    // Collectives inside a body run once per iteration (or only when the branch is taken):
-    // their ledger entries say so.
-    const std::string repeat = op.kind == OpKind::Scan ? fmt::format(" (in a scan body: {} times)", a.axis)
-                             : op.kind == OpKind::While ? std::string(" (in a while_loop body: every iteration)")
-                                                        : std::string(" (in a cond branch: when taken)");
-    auto sub = [&](const ir::Function& region, const std::vector<PartitionSpec>& in, const std::vector<PartitionSpec>& want) {
-      const size_t before = ledger_.size();
-      Partitioner p(region, mesh_, ledger_);
-      auto local = std::make_shared<const ir::Function>(p.run(in, want).local);
-      for (size_t i = before; i < ledger_.size(); ++i) ledger_[i].reason += repeat;
-      return local;
-    };
-    std::vector<ir::ValueId> ins;
-    std::vector<PartitionSpec> in_layouts;
-    auto keep = [&](ir::ValueId v) {
-      ins.push_back(map_[v].id);
-      in_layouts.push_back(normalized(map_[v].layout, gtype(v).rank()));
-    };
-    auto conform = [&](ir::ValueId v, const PartitionSpec& to) {
-      ins.push_back(in_layout(op, v, to));
-      in_layouts.push_back(to);
-    };
-    std::vector<std::shared_ptr<const ir::Function>> regions;
-    std::vector<PartitionSpec> out_layouts;
-    ir::Attrs la = a;
-    if (op.kind == OpKind::While) {
-      const size_t ncc = a.dims[0], nbc = a.dims[1];
-      for (size_t i = 0; i < op.operands.size(); ++i) {
-        if (i < ncc + nbc) keep(op.operands[i]);
-        else conform(op.operands[i], type_layout(op.operands[i]));
-      }
-      std::vector<PartitionSpec> carries(in_layouts.begin() + static_cast<long>(ncc + nbc), in_layouts.end());
-      std::vector<PartitionSpec> cond_in(in_layouts.begin(), in_layouts.begin() + static_cast<long>(ncc));
-      std::vector<PartitionSpec> body_in(in_layouts.begin() + static_cast<long>(ncc), in_layouts.begin() + static_cast<long>(ncc + nbc));
-      cond_in.insert(cond_in.end(), carries.begin(), carries.end());
-      body_in.insert(body_in.end(), carries.begin(), carries.end());
-      regions.push_back(sub(*op.regions[0], cond_in, {PartitionSpec()}));
-      regions.push_back(sub(*op.regions[1], body_in, carries));
-      out_layouts = carries;
-    } else if (op.kind == OpKind::Scan) {
-      const size_t nc = a.dims[0], nk = a.dims[1];
-      std::vector<PartitionSpec> body_in;
-      for (size_t i = 0; i < op.operands.size(); ++i) {
-        auto v = op.operands[i];
-        if (i < nc) keep(v);
-        else if (i < nc + nk) conform(v, type_layout(v));
-        else conform(v, with_entry(normalized(map_[v].layout, gtype(v).rank()), 0, {}));  // scanned dim whole
-        auto l = in_layouts.back();
-        if (i >= nc + nk) {
-          auto e = l.entries();
-          e.erase(e.begin());
-          l = PartitionSpec(e);
-        }
-        body_in.push_back(l);
-      }
-      std::vector<PartitionSpec> want;
-      for (size_t r = 0; r < op.results.size(); ++r) {
-        auto l = type_layout(op.results[r]);
-        out_layouts.push_back(l);
-        if (r >= nk) {
-          auto e = l.entries();
-          e.erase(e.begin());
-          l = PartitionSpec(e);
-        }
-        want.push_back(l);
-      }
-      regions.push_back(sub(*op.regions[0], body_in, want));
-    } else {  // Cond
-      conform(op.operands[0], PartitionSpec());
-      for (size_t i = 1; i < op.operands.size(); ++i) keep(op.operands[i]);
-      std::vector<PartitionSpec> branch_in(in_layouts.begin() + 1, in_layouts.end());
-      for (auto r : op.results) out_layouts.push_back(type_layout(r));
-      for (auto& region : op.regions) regions.push_back(sub(*region, branch_in, out_layouts));
-    }
-    std::vector<std::pair<types::DType, types::Shape>> results;
-    for (size_t r = 0; r < op.results.size(); ++r) {
-      const auto& t = gtype(op.results[r]);
-      results.emplace_back(t.dtype(), b_.local_shape(t.shape(), out_layouts[r]));
-    }
-    auto locals = b_.emit_multi(op.kind, ins, results, la, std::move(regions));
-    for (size_t r = 0; r < op.results.size(); ++r) define(op.results[r], locals[r], out_layouts[r]);
-  }
-
-  // A collective written in a shard_map body (types already per device): passed through, on
-  // values laid out as their types say, and written to the ledger.
-  void partition_collective(const ir::Op& op) {
-    const auto& rt = gtype(op.results[0]);
-    std::vector<ir::ValueId> ins;
-    for (auto v : op.operands) ins.push_back(in_layout(op, v, result_layout(gtype(v), nullptr)));
-    PartitionSpec layout = result_layout(rt, nullptr);
-    auto local = b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), op.attrs);
-    if (op.kind != OpKind::AxisIndex) {
-      static const char* kinds[] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"};
-      const char* kind = op.kind == OpKind::AllReduce ? kinds[0] : op.kind == OpKind::AllGather ? kinds[1]
-                       : op.kind == OpKind::ReduceScatter ? kinds[2] : op.kind == OpKind::AllToAll ? kinds[3] : kinds[4];
-      const int64_t bytes = types::shape_product(b_.shape(local)) * static_cast<int64_t>(types::dtype_size(rt.dtype()));
-      b_.record(kind, op.attrs.axes, bytes, fmt::format("{} in a shard_map body", ir::op_display_name(op)));
-    }
-    define(op.results[0], local, layout);
-  }
-
-  // shard_map: operands are resharded to their in_specs (captured values whole); the body,
-  // typed per device already, is partitioned on its own (every value as its type says) and
-  // inlined with its collectives; results are laid out by out_specs: blocks tile the named
-  // axes and are one copy along the others, so no data moves.
-  void partition_shard_map(const ir::Op& op) {
-    const auto& a = op.attrs;
-    const ir::Function& body = *op.regions[0];
-    for (const auto& axis : a.axes)
-      if (!am_.has_axis(axis))
-        throw types::ShardingError("ValueError", fmt::format("shard_map over the mesh axis '{}' runs in a program on the mesh {}, which "
-                                                             "has no such axis; call it on its own mesh, or enter that mesh with "
-                                                             "`jax.sharding.use_mesh(mesh)`.", axis, am_.repr()));
-    // A layout entry: the spec's manual axes, then the axes the type keeps (partial manual).
-    auto merge = [](const PartitionSpec& manual, const PartitionSpec& kept, size_t rank) {
-      auto m = normalized(manual, rank).entries(), k = normalized(kept, rank).entries();
-      for (size_t d = 0; d < rank; ++d) m[d].insert(m[d].end(), k[d].begin(), k[d].end());
-      return PartitionSpec(m);
-    };
-    std::vector<ir::ValueId> ins;
-    std::vector<PartitionSpec> body_in;
-    for (size_t i = 0; i < op.operands.size(); ++i) {
-      auto v = op.operands[i];
-      const auto& inner = body.type(body.params[i]);
-      PartitionSpec kept = result_layout(inner, nullptr);
-      PartitionSpec manual = i < a.specs.size() ? a.specs[i] : PartitionSpec();
-      ins.push_back(in_layout(op, v, merge(manual, kept, gtype(v).rank())));
-      body_in.push_back(kept);
-    }
-    Partitioner sub(body, mesh_, ledger_);
-    Partitioned part = sub.run(body_in);
-    const ir::Function& lf = part.local;
-    std::vector<ir::ValueId> local(lf.value_types.size(), -1);
-    for (size_t i = 0; i < lf.params.size(); ++i) local[lf.params[i]] = ins[i];
-    for (const auto& lop : lf.ops) {
-      std::vector<ir::ValueId> operands;
-      for (auto v : lop.operands) operands.push_back(local[v]);
-      std::vector<std::pair<DType, types::Shape>> results;
-      for (auto r : lop.results) results.emplace_back(lf.type(r).dtype(), lf.type(r).shape());
-      b_.set_loc(lop.loc);
-      auto rs = b_.emit_multi(lop.kind, operands, results, lop.attrs, lop.regions);
-      for (size_t k = 0; k < rs.size(); ++k) local[lop.results[k]] = rs[k];
-    }
-    b_.set_loc(op.loc);
-    for (size_t r = 0; r < op.results.size(); ++r) {
-      PartitionSpec manual = r < a.specs2.size() ? a.specs2[r] : PartitionSpec();
-      define(op.results[r], local[lf.results[r]], merge(manual, part.out_layouts[r], gtype(op.results[r]).rank()));
+  auto x = in_layout(op, op.operands[0], ll);
+  auto y = in_layout(op, op.operands[1], rl);
+  PartitionSpec layout(out);
+  auto local = b_.emit(op.kind, {x, y}, ot.dtype(), b_.local_shape(ot.shape(), layout), a);
+  if (!partial.empty()) {
+    partial = am_.order_wrt_mesh(partial);
+    // When the result is wanted sharded over exactly the partial axes on a dim it leaves
+    // whole, reduce-scatter onto that dim (half the traffic of all-reduce, no slicing).
+    PartitionSpec want = result_layout(ot, &layout);
+    int64_t scatter = -1;
+    for (size_t d = 0; d < ot.rank() && scatter < 0; ++d)
+      if (layout[d].empty() && want[d] == partial && ot.shape()[d] % am_.axes_size(partial) == 0) scatter = static_cast<int64_t>(d);
+    const std::string why = fmt::format("dot_general contracting dims sharded on {}", entry_text(partial));
+    if (scatter >= 0) {
+      local = b_.reduce_scatter(local, ot.dtype(), codegen::ReduceKind::Sum, partial, scatter, why);
+      layout = with_entry(layout, static_cast<size_t>(scatter), partial);
+    } else {
+      local = b_.all_reduce(local, ot.dtype(), codegen::ReduceKind::Sum, partial, why);
     }
   }
-
-  const ir::Function& g_;
-  std::vector<const ir::Op*> def_;  // the op defining each global value (null for params)
-  std::vector<std::pair<std::pair<ir::ValueId, PartitionSpec>, ir::ValueId>> rebroadcast_;
-  const types::Mesh& mesh_;
-  std::vector<CollectiveRecord>& ledger_;
-  types::AbstractMesh am_;
-  LocalBuilder b_;
-  std::vector<Local> map_;
-  // Preferred Auto-axis layouts of the global values, planned on first use (auto_layouts.cpp).
-  mutable std::optional<std::vector<std::optional<PartitionSpec>>> plan_;
-};
-
-}  // namespace
+  define_conformed(op, local, layout);
+}
 
 Partitioned partition(const ir::Function& global, const types::Mesh& mesh, const std::vector<PartitionSpec>& in_layouts) {
   std::vector<CollectiveRecord> ledger;
