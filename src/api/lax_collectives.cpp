@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "api/array_value.hpp"
 #include "api/jit_tree.hpp"
 #include "api/op_args.hpp"
@@ -55,17 +57,19 @@ void reject_groups(Interp& I, const Value& groups, const char* fname) {
   if (!is_none(groups)) I.raise("NotImplementedError", fmt::format("{}: axis_index_groups is not supported", fname));
 }
 
-NativeFn reduction(const char* fname, ReduceKind kind) {
-  return [fname, kind](Interp& I, CallArgs& a) -> Value {
+// psum / pmax / pmin / pmean over the leaves of x: `op` builds one leaf's IR.
+using ReduceLeaf = std::function<ValueId(Trace&, ValueId, const AxisNames&)>;
+NativeFn reduction(const char* fname, ReduceLeaf op) {
+  return [fname, op](Interp& I, CallArgs& a) -> Value {
     ArgParser p(I, a, fname, {"x", "axis_name", "*", "axis_index_groups="});
     reject_groups(I, p.get("axis_index_groups"), fname);
     AxisNames axes = axis_names_of(I, p.get("axis_name"), fname);
-    std::string name = fname;
-    return map_leaves(I, fname, p.get("x"), [&](Trace& t, ValueId x) {
-      if (name == "pmean") return trace::pmean(t, x, axes);
-      return trace::all_reduce(t, name, kind, x, axes);
-    });
+    return map_leaves(I, fname, p.get("x"), [&](Trace& t, ValueId x) { return op(t, x, axes); });
   };
+}
+
+ReduceLeaf all_reduce_leaf(const char* name, ReduceKind kind) {
+  return [name, kind](Trace& t, ValueId x, const AxisNames& axes) { return trace::all_reduce(t, name, kind, x, axes); };
 }
 
 Value lax_all_gather(Interp& I, CallArgs& a) {
@@ -146,13 +150,12 @@ Value lax_pcast(Interp& I, CallArgs& a) {
 
 }  // namespace
 
-void install_lax_collectives(Interp& I, interp::ModuleObj& lax) {
-  (void)I;
+void install_lax_collectives(Interp&, interp::ModuleObj& lax) {
   auto add = [&](const char* name, NativeFn fn) { lax.dict.set(name, interp::make_builtin(name, std::move(fn))); };
-  add("psum", reduction("psum", ReduceKind::Sum));
-  add("pmax", reduction("pmax", ReduceKind::Max));
-  add("pmin", reduction("pmin", ReduceKind::Min));
-  add("pmean", reduction("pmean", ReduceKind::Sum));
+  add("psum", reduction("psum", all_reduce_leaf("psum", ReduceKind::Sum)));
+  add("pmax", reduction("pmax", all_reduce_leaf("pmax", ReduceKind::Max)));
+  add("pmin", reduction("pmin", all_reduce_leaf("pmin", ReduceKind::Min)));
+  add("pmean", reduction("pmean", [](Trace& t, ValueId x, const AxisNames& axes) { return trace::pmean(t, x, axes); }));
   add("all_gather", lax_all_gather);
   add("psum_scatter", lax_psum_scatter);
   add("ppermute", lax_ppermute);
