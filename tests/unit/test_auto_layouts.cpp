@@ -10,8 +10,10 @@
 #include "exec/run_global.hpp"
 #include "spmd/auto_layouts.hpp"
 #include "spmd/partition.hpp"
+#include "test_program_util.hpp"
 
 using namespace shard;
+using namespace shard::testing;
 using ir::OpKind;
 using types::AxisType;
 using types::DType;
@@ -22,26 +24,6 @@ namespace {
 types::Mesh auto_mesh() { return types::Mesh({0, 1, 2, 3, 4, 5, 6, 7}, {4, 2}, {"dp", "mp"}); }  // (Auto, Auto)
 // On an all-Auto mesh types carry no sharding.
 ir::ArrayType ty(const types::Mesh& m, types::Shape s) { return ir::ArrayType(DType::F32, std::move(s), m.abstract_mesh(), PartitionSpec()); }
-ir::ValueId op1(ir::Function& f, OpKind k, std::vector<ir::ValueId> ins, ir::ArrayType t, ir::Attrs a = {}) {
-  auto r = f.new_value(std::move(t));
-  f.ops.push_back(ir::Op{k, std::move(ins), {r}, std::move(a), {}});
-  return r;
-}
-ir::Attrs ew(codegen::EwOp op) {
-  ir::Attrs a;
-  a.ew = op;
-  return a;
-}
-exec::ArrayRef put(const types::Mesh& m, const std::vector<float>& host, types::Shape shape, PartitionSpec spec) {
-  types::NamedSharding sh(m, spec);
-  return exec::array_from_host(host.data(), ir::ArrayType::from_sharding(DType::F32, shape, sh), sh, false);
-}
-std::vector<float> fetch(const exec::ArrayRef& a) {
-  auto bytes = exec::array_to_host(*a);
-  std::vector<float> v(bytes.size() / 4);
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
 std::string ledger_text(const std::vector<spmd::CollectiveRecord>& l) {
   std::string s;
   for (auto& r : l) s += r.kind + " (" + r.reason + "); ";

@@ -8,8 +8,10 @@
 #include "exec/array.hpp"
 #include "exec/run_global.hpp"
 #include "spmd/partition.hpp"
+#include "test_program_util.hpp"
 
 using namespace shard;
+using namespace shard::testing;
 using ir::OpKind;
 using types::AxisType;
 using types::DType;
@@ -21,16 +23,6 @@ types::Mesh mesh4() { return types::Mesh({0, 1, 2, 3}, {4}, {"x"}, std::vector<A
 ir::ArrayType gt(const types::Mesh& m, types::Shape s, PartitionSpec spec = {}, DType dt = DType::F32) {
   return ir::ArrayType(dt, std::move(s), m.abstract_mesh(), std::move(spec));
 }
-ir::ValueId op1(ir::Function& f, OpKind k, std::vector<ir::ValueId> ins, ir::ArrayType t, ir::Attrs a = {}) {
-  auto r = f.new_value(std::move(t));
-  f.ops.push_back(ir::Op{k, std::move(ins), {r}, std::move(a), {}});
-  return r;
-}
-ir::Attrs ew(codegen::EwOp op) {
-  ir::Attrs a;
-  a.ew = op;
-  return a;
-}
 ir::Attrs scalar_literal(float v) {
   ir::Attrs a;
   auto lit = std::make_shared<ir::Literal>();
@@ -38,16 +30,6 @@ ir::Attrs scalar_literal(float v) {
   std::memcpy(lit->bytes.data(), &v, 4);
   a.literal = lit;
   return a;
-}
-exec::ArrayRef put(const types::Mesh& m, const std::vector<float>& host, types::Shape shape, PartitionSpec spec) {
-  types::NamedSharding sh(m, spec);
-  return exec::array_from_host(host.data(), ir::ArrayType::from_sharding(DType::F32, shape, sh), sh, false);
-}
-std::vector<float> fetch(const exec::ArrayRef& a) {
-  auto bytes = exec::array_to_host(*a);
-  std::vector<float> v(bytes.size() / 4);
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
 }
 
 // scan over xs f32[3, 8@x]: carry c f32[8@x] += x_i; y_i = sum(c) (an all-reduce per step).

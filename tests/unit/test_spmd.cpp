@@ -7,8 +7,10 @@
 #include "exec/array.hpp"
 #include "exec/run_global.hpp"
 #include "spmd/reshape_layout.hpp"
+#include "test_program_util.hpp"
 
 using namespace shard;
+using namespace shard::testing;
 using ir::OpKind;
 using types::AxisType;
 using types::DType;
@@ -22,25 +24,10 @@ types::Mesh mesh42() {
 ir::ArrayType gtype(const types::Mesh& m, types::Shape s, PartitionSpec spec, DType dt = DType::F32) {
   return ir::ArrayType(dt, std::move(s), m.abstract_mesh(), std::move(spec));
 }
-exec::ArrayRef put(const types::Mesh& m, const std::vector<float>& host, types::Shape shape, PartitionSpec spec) {
-  types::NamedSharding sh(m, spec);
-  return exec::array_from_host(host.data(), ir::ArrayType::from_sharding(DType::F32, shape, sh), sh, false);
-}
-std::vector<float> fetch(const exec::ArrayRef& a) {
-  auto bytes = exec::array_to_host(*a);
-  std::vector<float> v(bytes.size() / 4);
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-  return v;
-}
 std::vector<float> iota(size_t n, float scale = 1) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = float(i) * scale;
   return v;
-}
-ir::ValueId op1(ir::Function& f, OpKind k, std::vector<ir::ValueId> ins, ir::ArrayType t, ir::Attrs a = {}) {
-  auto r = f.new_value(std::move(t));
-  f.ops.push_back(ir::Op{k, std::move(ins), {r}, std::move(a), {}});
-  return r;
 }
 }  // namespace
 
