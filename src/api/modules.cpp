@@ -4,7 +4,8 @@
 
 namespace shard::api {
 
-void register_random_module();  // jax.random (random_module.cpp)
+void register_random_module();     // jax.random (random_module.cpp)
+void register_tree_util_module();  // jax.tree_util (tree_util_module.cpp)
 
 void register_api_modules() {
   static std::once_flag once;
@@ -14,6 +15,7 @@ void register_api_modules() {
     register_numpy_module();
     register_jnp_module();
     register_random_module();
+    register_tree_util_module();
   });
 }
 
