@@ -17,6 +17,8 @@
 
 namespace shard::api {
 
+void install_vmap(interp::ModuleObj& jax);  // vmap.cpp
+
 using interp::CallArgs;
 using interp::ModuleObj;
 using interp::ObjKind;
@@ -372,6 +374,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
   add(m, "make_mesh", jax_make_mesh);
   install_jit(I, m);
   install_shard_map(I, m);  // jax.shard_map (shard_map.cpp)
+  install_vmap(m);          // jax.vmap (vmap.cpp)
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());
