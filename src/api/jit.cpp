@@ -242,8 +242,7 @@ Value jax_make_jaxpr(Interp& I, CallArgs& a) {
 
 }  // namespace
 
-void install_jit(Interp& I, ModuleObj& m) {
-  (void)I;
+void install_jit(Interp&, ModuleObj& m) {
   init_jit_class();
   m.dict.set("jit", interp::make_builtin("jit", jax_jit));
   m.dict.set("make_jaxpr", interp::make_builtin("make_jaxpr", jax_make_jaxpr));

@@ -147,7 +147,7 @@ Value make_seed_key(Interp& I, CallArgs& a, const char* fname) {
   return apply(I, fname, {s}, [](Trace& t, const std::vector<ValueId>& ids) { return one(random::seed(t, ids[0])); });
 }
 
-Value key_repr(Interp& I, const KeyArrayObj& k) {
+Value key_repr(const KeyArrayObj& k) {
   auto t = type_of(k.data);
   const std::string head = fmt::format("Array({}, dtype=key<fry>)", array::shape_to_string(key_shape(t)));
   auto* arr = as_array(k.data);
@@ -155,7 +155,6 @@ Value key_repr(Interp& I, const KeyArrayObj& k) {
   // The overlay prints the uint32 words as numpy's str does.
   auto bytes = exec::array_to_host(*arr->array);
   array::ArrayView view{t.dtype(), t.shape(), bytes.data()};
-  (void)I;
   return interp::make_str(head + " overlaying:\n" + array::format_array_str(view));
 }
 
@@ -165,7 +164,7 @@ void init_key_classes() {
   done = true;
   auto c = key_array_class();
   auto self = [](Interp& I, CallArgs& a) -> KeyArrayObj& { return bi::native_self<KeyArrayObj>(I, a, key_array_class(), "PRNGKeyArray", "method"); };
-  auto repr = [self](Interp& I, CallArgs& a) { return key_repr(I, self(I, a)); };
+  auto repr = [self](Interp& I, CallArgs& a) { return key_repr(self(I, a)); };
   bi::def(c, "__repr__", repr);
   bi::def(c, "__str__", repr);
   bi::def_property(c, "shape", [self](Interp& I, CallArgs& a) { return int_tuple(key_shape(type_of(self(I, a).data))); });
@@ -388,7 +387,7 @@ Value r_choice(Interp& I, CallArgs& a) {
   });
 }
 
-void fill_random(Interp& I, ModuleObj& m) {
+void fill_random(Interp&, ModuleObj& m) {
   init_key_classes();
   def_fn(m, "PRNGKey", [](Interp& I2, CallArgs& a) { return make_seed_key(I2, a, "PRNGKey"); });
   def_fn(m, "key", [](Interp& I2, CallArgs& a) { return make_key(make_seed_key(I2, a, "key")); });
@@ -416,7 +415,6 @@ void fill_random(Interp& I, ModuleObj& m) {
   def_fn(m, "bernoulli", r_bernoulli);
   def_fn(m, "permutation", r_permutation);
   def_fn(m, "choice", r_choice);
-  (void)I;
 }
 
 }  // namespace

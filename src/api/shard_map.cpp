@@ -289,13 +289,11 @@ Value legacy_shard_map(Interp& I, CallArgs& a) {
 
 }  // namespace
 
-void install_shard_map(Interp& I, interp::ModuleObj& jax) {
-  (void)I;
+void install_shard_map(Interp&, interp::ModuleObj& jax) {
   jax.dict.set("shard_map", interp::make_builtin("shard_map", jax_shard_map));
 }
 
-void fill_experimental_shard_map(Interp& I, interp::ModuleObj& m) {
-  (void)I;
+void fill_experimental_shard_map(Interp&, interp::ModuleObj& m) {
   m.dict.set("shard_map", interp::make_builtin("shard_map", legacy_shard_map));
 }
 
