@@ -1,4 +1,5 @@
 // Interp construction, running modules, the frame stack and error helpers.
+#include <cstdint>
 #include <pthread.h>
 
 #include <fstream>
@@ -23,22 +24,23 @@ thread_local char* t_stack_floor = nullptr;
 
 char* compute_stack_floor() {
   char probe;
-  char* here = &probe;
+  // Addresses as integers: only the range is wanted, never the local itself.
+  const uintptr_t here = reinterpret_cast<uintptr_t>(&probe);
   size_t size = 8u << 20;
-  char* lo = here - size;
+  uintptr_t lo = here - size;
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) == 0) {
     void* addr = nullptr;
     size_t sz = 0;
     if (pthread_attr_getstack(&attr, &addr, &sz) == 0 && addr && sz) {
-      lo = static_cast<char*>(addr);
+      lo = reinterpret_cast<uintptr_t>(addr);
       size = sz;
     }
     pthread_attr_destroy(&attr);
   }
   if (size > (size_t(256) << 20)) lo = here - (size_t(256) << 20);  // "unlimited" stacks
   size_t margin = size >= (size_t(4) << 20) ? (size_t(512) << 10) : size / 4;
-  t_stack_floor = lo + margin;
+  t_stack_floor = reinterpret_cast<char*>(lo + margin);
   return t_stack_floor;
 }
 
