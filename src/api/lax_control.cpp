@@ -46,11 +46,7 @@ bool promote_weak_carries(Trace& t, std::vector<ValueId>& carry, const std::vect
 // The first collective `f` runs (regions included), or null.
 const ir::Op* first_collective(const ir::Function& f) {
   for (const auto& op : f.ops) {
-    switch (op.kind) {
-      case ir::OpKind::AllReduce: case ir::OpKind::AllGather: case ir::OpKind::ReduceScatter: case ir::OpKind::AllToAll:
-      case ir::OpKind::CollectivePermute: return &op;
-      default: break;
-    }
+    if (ir::is_collective(op.kind)) return &op;
     for (const auto& r : op.regions)
       if (const ir::Op* c = first_collective(*r)) return c;
   }

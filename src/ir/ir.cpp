@@ -193,6 +193,17 @@ std::string op_display_name(const Op& op) {
   }
 }
 
+const char* collective_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::AllReduce: return "all-reduce";
+    case OpKind::AllGather: return "all-gather";
+    case OpKind::ReduceScatter: return "reduce-scatter";
+    case OpKind::AllToAll: return "all-to-all";
+    case OpKind::CollectivePermute: return "collective-permute";
+    default: return nullptr;
+  }
+}
+
 ValueId Function::new_value(ArrayType t) {
   value_types.push_back(std::move(t));
   return static_cast<ValueId>(value_types.size() - 1);

@@ -124,6 +124,11 @@ struct Function {
 };
 
 const char* op_kind_name(OpKind k);  // the enum name, e.g. "BroadcastInDim"
+// Ops that communicate between devices, and their names in the cost ledger ("all-reduce",
+// "all-gather", "reduce-scatter", "all-to-all", "collective-permute"; null for other ops).
+const char* collective_kind_name(OpKind k);
+inline bool is_collective(OpKind k) { return collective_kind_name(k) != nullptr; }
+
 // The primitive name as printed (`sin`, `add`, `reduce_sum`, `argmax`, `cumsum`, `psum`...).
 std::string op_display_name(const Op& op);
 

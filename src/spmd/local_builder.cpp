@@ -80,7 +80,7 @@ ir::ValueId LocalBuilder::all_gather(ir::ValueId v, DType dt, int64_t d, const E
   a.axes = axes;
   a.axis = d;
   a.flag = true;  // tiled
-  record("all-gather", axes, (types::shape_product(shape) - before) * static_cast<int64_t>(types::dtype_size(dt)), why);
+  record(ir::collective_kind_name(OpKind::AllGather), axes, (types::shape_product(shape) - before) * static_cast<int64_t>(types::dtype_size(dt)), why);
   return emit(OpKind::AllGather, {v}, dt, shape, a);
 }
 
@@ -92,7 +92,7 @@ ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, codegen::ReduceKin
   const auto shape = fn_.type(v).shape();
   // A ring all-reduce moves ~2(n-1)/n of the buffer into each device; the ledger states the
   // buffer size, which is what the user can act on.
-  record("all-reduce", axes, types::shape_product(shape) * static_cast<int64_t>(types::dtype_size(dt)), why);
+  record(ir::collective_kind_name(OpKind::AllReduce), axes, types::shape_product(shape) * static_cast<int64_t>(types::dtype_size(dt)), why);
   return emit(OpKind::AllReduce, {v}, dt, shape, a);
 }
 
@@ -106,7 +106,7 @@ ir::ValueId LocalBuilder::reduce_scatter(ir::ValueId v, DType dt, codegen::Reduc
   a.axis = d;
   a.flag = true;  // tiled
   // Each device receives the partial blocks of the others for its own block.
-  record("reduce-scatter", axes,
+  record(ir::collective_kind_name(OpKind::ReduceScatter), axes,
          types::shape_product(shape) * (axes_size(axes) - 1) * static_cast<int64_t>(types::dtype_size(dt)), why);
   return emit(OpKind::ReduceScatter, {v}, dt, shape, a);
 }
@@ -122,7 +122,7 @@ ir::ValueId LocalBuilder::all_to_all(ir::ValueId v, DType dt, int64_t split, int
   a.axis = split;
   a.axis2 = concat;
   a.flag = true;  // tiled
-  record("all-to-all", axes, types::shape_product(shape) * (n - 1) / n * static_cast<int64_t>(types::dtype_size(dt)), why);
+  record(ir::collective_kind_name(OpKind::AllToAll), axes, types::shape_product(shape) * (n - 1) / n * static_cast<int64_t>(types::dtype_size(dt)), why);
   return emit(OpKind::AllToAll, {v}, dt, shape, a);
 }
 

@@ -105,10 +105,7 @@ void Partitioner::partition_collective(const ir::Op& op) {
   for (auto v : op.operands) ins.push_back(in_layout(op, v, result_layout(gtype(v), nullptr)));
   PartitionSpec layout = result_layout(rt, nullptr);
   auto local = b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), op.attrs);
-  if (op.kind != OpKind::AxisIndex) {
-    static const char* kinds[] = {"all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"};
-    const char* kind = op.kind == OpKind::AllReduce ? kinds[0] : op.kind == OpKind::AllGather ? kinds[1]
-                     : op.kind == OpKind::ReduceScatter ? kinds[2] : op.kind == OpKind::AllToAll ? kinds[3] : kinds[4];
+  if (const char* kind = ir::collective_kind_name(op.kind)) {  // axis_index moves nothing
     const int64_t bytes = types::shape_product(b_.shape(local)) * static_cast<int64_t>(types::dtype_size(rt.dtype()));
     b_.record(kind, op.attrs.axes, bytes, fmt::format("{} in a shard_map body", ir::op_display_name(op)));
   }

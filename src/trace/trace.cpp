@@ -7,7 +7,7 @@ namespace shard::trace {
 Trace::Trace(std::string name, types::AbstractMesh context_mesh) : mesh_(std::move(context_mesh)) { fn_.name = std::move(name); }
 
 Trace::Trace(std::string name, types::AbstractMesh context_mesh, std::shared_ptr<Trace> parent)
-    : mesh_(std::move(context_mesh)), parent_(std::move(parent)), depth_(parent_ ? parent_->depth_ + 1 : 0) {
+    : parent_(std::move(parent)), mesh_(std::move(context_mesh)) {
   fn_.name = std::move(name);
   if (parent_) loc_ = parent_->loc_;
 }

@@ -40,7 +40,6 @@ class Trace : public std::enable_shared_from_this<Trace> {
   ir::Function finish(std::vector<ValueId> results);
 
   const std::shared_ptr<Trace>& parent() const { return parent_; }
-  int depth() const { return depth_; }
   // The value `v` of trace `from` (this trace or an ancestor) as a value of this trace.
   ValueId lift(const Trace& from, ValueId v);
   // The ancestor-trace values captured so far, in parameter order (as values of parent()).
@@ -49,7 +48,6 @@ class Trace : public std::enable_shared_from_this<Trace> {
  private:
   ir::Function fn_;
   std::shared_ptr<Trace> parent_;
-  int depth_ = 0;
   std::vector<ValueId> captured_;       // parent values
   std::vector<ValueId> capture_params_;  // this trace's params for them
   types::AbstractMesh mesh_;
