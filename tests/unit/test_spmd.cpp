@@ -67,8 +67,9 @@ TEST_CASE("sharded + replicated operands: the replicated one is sliced locally, 
   for (int i = 0; i < 32; ++i) REQUIRE(out[i] == hx[i] + hy[i]);
 }
 
-TEST_CASE("matmul contracting over mp on both sides: partial products + all-reduce", "[spmd]") {
-  auto m = mesh42();
+// x f32[8,4] (dp, mp) @ w f32[4,6] (mp, None) -> result typed `out`; checks the values against a
+// host matmul and returns the run (its ledger and output layout for the caller's checks).
+static exec::GlobalRun run_matmul_contracting_mp(const types::Mesh& m, const PartitionSpec& out) {
   ir::Function f;
   auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
   auto w = f.new_value(gtype(m, {4, 6}, PartitionSpec(E{{"mp"}, {}})));
@@ -76,45 +77,33 @@ TEST_CASE("matmul contracting over mp on both sides: partial products + all-redu
   ir::Attrs a;
   a.dims = {1};
   a.dims2 = {0};
-  f.results = {op1(f, OpKind::DotGeneral, {x, w}, gtype(m, {8, 6}, PartitionSpec(E{{"dp"}, {}})), a)};
+  f.results = {op1(f, OpKind::DotGeneral, {x, w}, gtype(m, {8, 6}, out), a)};
   auto hx = iota(32, 0.5f), hw = iota(24, 0.25f);
   auto run = exec::run_global(f, {put(m, hx, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), put(m, hw, {4, 6}, PartitionSpec(E{{"mp"}, {}}))});
-  REQUIRE(run.ledger->size() == 1);
-  CHECK((*run.ledger)[0].kind == "all-reduce");
-  CHECK((*run.ledger)[0].axes == std::vector<std::string>{"mp"});
-  auto out = fetch(run.outputs[0]);
+  auto values = fetch(run.outputs[0]);
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 6; ++j) {
       float ref = 0;
       for (int k = 0; k < 4; ++k) ref += hx[i * 4 + k] * hw[k * 6 + j];
-      REQUIRE(out[i * 6 + j] == Approx(ref));
+      REQUIRE(values[i * 6 + j] == Approx(ref));
     }
+  return run;
+}
+
+TEST_CASE("matmul contracting over mp on both sides: partial products + all-reduce", "[spmd]") {
+  auto run = run_matmul_contracting_mp(mesh42(), PartitionSpec(E{{"dp"}, {}}));
+  REQUIRE(run.ledger->size() == 1);
+  CHECK((*run.ledger)[0].kind == "all-reduce");
+  CHECK((*run.ledger)[0].axes == std::vector<std::string>{"mp"});
 }
 
 TEST_CASE("matmul whose result is wanted sharded over the contracted axis: one reduce-scatter", "[spmd]") {
-  auto m = mesh42();
-  ir::Function f;
-  auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
-  auto w = f.new_value(gtype(m, {4, 6}, PartitionSpec(E{{"mp"}, {}})));
-  f.params = {x, w};
-  ir::Attrs a;
-  a.dims = {1};
-  a.dims2 = {0};
-  f.results = {op1(f, OpKind::DotGeneral, {x, w}, gtype(m, {8, 6}, PartitionSpec(E{{"dp"}, {"mp"}})), a)};
-  auto hx = iota(32, 0.5f), hw = iota(24, 0.25f);
-  auto run = exec::run_global(f, {put(m, hx, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), put(m, hw, {4, 6}, PartitionSpec(E{{"mp"}, {}}))});
+  auto run = run_matmul_contracting_mp(mesh42(), PartitionSpec(E{{"dp"}, {"mp"}}));
   REQUIRE(run.ledger->size() == 1);
   CHECK((*run.ledger)[0].kind == "reduce-scatter");
   CHECK((*run.ledger)[0].axes == std::vector<std::string>{"mp"});
   CHECK((*run.ledger)[0].bytes_per_device == 2 * 3 * 1 * 4);  // the other rank's partial block
   CHECK(run.outputs[0]->sharding.spec() == PartitionSpec(E{{"dp"}, {"mp"}}));
-  auto out = fetch(run.outputs[0]);
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 6; ++j) {
-      float ref = 0;
-      for (int k = 0; k < 4; ++k) ref += hx[i * 4 + k] * hw[k * 6 + j];
-      REQUIRE(out[i * 6 + j] == Approx(ref));
-    }
 }
 
 TEST_CASE("moving a sharding from one dim to another is one all-to-all, not a gather", "[spmd]") {
