@@ -12,36 +12,12 @@
 
 namespace shard::runtime {
 
-std::string_view reduce_kind_name(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::Sum: return "sum";
-    case ReduceKind::Max: return "max";
-    case ReduceKind::Min: return "min";
-    case ReduceKind::Prod: return "prod";
-    case ReduceKind::And: return "and";
-    case ReduceKind::Or: return "or";
-  }
-  return "?";
-}
-
-std::string_view reduce_op_name(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::Sum: return "psum";
-    case ReduceKind::Max: return "pmax";
-    case ReduceKind::Min: return "pmin";
-    case ReduceKind::Prod: return "pprod";
-    case ReduceKind::And: return "pand";
-    case ReduceKind::Or: return "por";
-  }
-  return "?";
-}
-
 void check_reduction(ReduceKind kind, DType dtype, std::string_view op) {
   if (dtype == DType::F16 || dtype == DType::BF16)
     throw CollectiveError(fmt::format("{} over {} arrays is not supported (16-bit floats are storage-only)", op,
                                       types::dtype_name(dtype)));
   if (types::is_float(dtype) && (kind == ReduceKind::And || kind == ReduceKind::Or))
-    throw CollectiveError(fmt::format("{} (logical {}) is not defined for {} arrays", op, reduce_kind_name(kind),
+    throw CollectiveError(fmt::format("{} (logical {}) is not defined for {} arrays", op, ir::reduce_kind_name(kind),
                                       types::dtype_name(dtype)));
 }
 
@@ -198,7 +174,7 @@ ReduceFn pick(ReduceKind kind, DType dtype) {
 void reduce_elements(ReduceKind kind, DType dtype, const void* const* srcs, int nsrc, size_t src_offset,
                      void* const* dsts, int ndst, size_t dst_offset, size_t count) {
   ReduceFn fn = pick(kind, dtype);
-  if (!fn) check_reduction(kind, dtype, reduce_op_name(kind));  // throws with the reason
+  if (!fn) check_reduction(kind, dtype, ir::all_reduce_name(kind));  // throws with the reason
   if (!fn || nsrc < 1) throw CollectiveError("internal error: reduce_elements without sources");
   if (count > 0) fn(srcs, nsrc, src_offset, dsts, ndst, dst_offset, count);
 }

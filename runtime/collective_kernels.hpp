@@ -1,6 +1,7 @@
 // The inner loops of the collectives: elementwise reduction of several ranks' arrays, and a
 // strided block copy. Internal to runtime/ (collectives.hpp is the public face).
 #pragma once
+#include "ir/reduce_kind.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -11,11 +12,9 @@ namespace shard::runtime {
 
 using types::DType;
 
-enum class ReduceKind : uint8_t { Sum, Max, Min, Prod, And, Or };
+using ir::ReduceKind;  // the monoids: ir/reduce_kind.hpp
 
 // "sum", "max", ... and the JAX-style collective name "psum", "pmax", ...
-std::string_view reduce_kind_name(ReduceKind kind);
-std::string_view reduce_op_name(ReduceKind kind);
 using types::dtype_short_name;  // "f32", "i64", "bool": HLO-style shapes `f32[1024]`
 
 // Throws CollectiveError when `kind` cannot reduce `dtype` (and/or on floats; float16 and

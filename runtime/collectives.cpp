@@ -112,7 +112,7 @@ bool has_partial_overlap(const Peers& peers) {
 
 void all_reduce(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, const void* in, void* out,
                 size_t n, std::string_view note) {
-  const std::string_view op = reduce_op_name(kind);
+  const std::string_view op = ir::all_reduce_name(kind);
   detail::check_rank(group, rank, op);
   check_reduction(kind, dtype, op);
   const size_t es = types::dtype_size(dtype);
@@ -145,7 +145,7 @@ void all_reduce(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, 
 
 BufferRef all_reduce_shared(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, const void* in, size_t n,
                             std::string_view note) {
-  const std::string_view op = reduce_op_name(kind);
+  const std::string_view op = ir::all_reduce_name(kind);
   detail::check_rank(group, rank, op);
   check_reduction(kind, dtype, op);
   const size_t es = types::dtype_size(dtype);
@@ -166,7 +166,7 @@ BufferRef all_reduce_shared(CollectiveGroup& group, int rank, ReduceKind kind, D
 
 void reduce_scatter(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, const void* in, void* out,
                     size_t outer, size_t chunk_elems, std::string_view note) {
-  const std::string op = fmt::format("{}_scatter", reduce_op_name(kind));
+  const std::string op = fmt::format("{}_scatter", ir::all_reduce_name(kind));
   detail::check_rank(group, rank, op);
   check_reduction(kind, dtype, op);
   const size_t es = types::dtype_size(dtype);

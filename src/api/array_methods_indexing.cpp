@@ -16,7 +16,7 @@
 
 namespace shard::api {
 
-using codegen::EwOp;
+using ir::EwOp;
 using interp::ObjKind;
 namespace bi = interp::bi;
 

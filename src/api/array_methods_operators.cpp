@@ -9,27 +9,13 @@
 
 namespace shard::api {
 
-using codegen::EwOp;
+using ir::EwOp;
 using interp::ObjKind;
 namespace bi = interp::bi;
 
-namespace {
-
-// numpy ops whose integer inputs become float64 (the jnp rule says float32).
-bool host_makes_inexact(EwOp op) {
-  switch (op) {
-    case EwOp::Sqrt: case EwOp::Rsqrt: case EwOp::Exp: case EwOp::Log: case EwOp::Log1p: case EwOp::Sin:
-    case EwOp::Cos: case EwOp::Tan: case EwOp::Tanh: case EwOp::Logistic: case EwOp::Div: case EwOp::Atan2:
-      return true;
-    default: return false;
-  }
-}
-
-}  // namespace
-
 Value op_binary(Interp& I, const std::string& name, EwOp op, const Value& a, const Value& b) {
   const bool host = host_operands({a, b});
-  std::optional<DType> R = host ? numpy_binary_dtype({a, b}, host_makes_inexact(op)) : std::nullopt;
+  std::optional<DType> R = host ? numpy_binary_dtype({a, b}, ir::ew_makes_inexact(op)) : std::nullopt;
   const bool a_arr = is_array_like(a), b_arr = is_array_like(b);
   return apply(I, name, {a, b}, [&](Trace& t, const std::vector<ValueId>& ids) {
     ValueId x = ids[0], y = ids[1];
@@ -49,7 +35,7 @@ Value op_unary(Interp& I, const std::string& name, EwOp op, const Value& x) {
   const bool host = host_operands({x});
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
     ValueId v = ids[0];
-    if (host && host_makes_inexact(op) && !types::is_float(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
+    if (host && ir::ew_makes_inexact(op) && !types::is_float(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
     return std::vector<ValueId>{trace::unary(t, name, op, v)};
   });
 }

@@ -102,7 +102,7 @@ Value cast_keeping_layout(Interp& I, const Value& x, const types::ArrayType& to,
     if (t->type() == to) return x;
     return apply(I, "mesh_cast", {x}, [&](trace::Trace& tc, const std::vector<ir::ValueId>& ids) {
       ir::Attrs attrs;
-      attrs.ew = codegen::EwOp::Convert;
+      attrs.ew = ir::EwOp::Convert;
       return std::vector<ir::ValueId>{tc.emit(ir::OpKind::Elementwise, {ids[0]}, to, attrs)};
     });
   }

@@ -27,18 +27,6 @@ int64_t bytes_of(const types::ArrayType& t) {
   return t.num_elements() * static_cast<int64_t>(types::dtype_size(t.dtype()));
 }
 
-// XLA's transcendental elementwise ops (counted apart as well as in flops).
-bool is_transcendental(codegen::EwOp op) {
-  using E = codegen::EwOp;
-  switch (op) {
-    case E::Sqrt: case E::Rsqrt: case E::Exp: case E::Log: case E::Log1p: case E::Sin: case E::Cos:
-    case E::Tan: case E::Tanh: case E::Logistic: case E::Pow: case E::Atan2:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 std::shared_ptr<JitStats> register_stats(std::string name) {
@@ -71,7 +59,7 @@ Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledP
       case ir::OpKind::Elementwise: {
         const double n = static_cast<double>(global.type(op.results[0]).num_elements());
         flops += n;
-        if (is_transcendental(op.attrs.ew)) transcendentals += n;
+        if (ir::ew_info(op.attrs.ew).transcendental) transcendentals += n;
         break;
       }
       case ir::OpKind::Reduce:

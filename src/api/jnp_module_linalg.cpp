@@ -12,7 +12,7 @@
 
 namespace shard::api {
 
-using codegen::EwOp;
+using ir::EwOp;
 using interp::ArgParser;
 using sharding::DotDims;
 
@@ -66,7 +66,7 @@ Term sum_unneeded(Trace& t, Term x, const std::string& needed) {
     else kept += x.labels[i];
   }
   if (axes.empty()) return x;
-  return {trace::reduce(t, "einsum", codegen::ReduceKind::Sum, x.v, axes, false), kept};
+  return {trace::reduce(t, "einsum", ir::ReduceKind::Sum, x.v, axes, false), kept};
 }
 
 // out_sharding= names the einsum output's dims; the last dot_general produces them in the
@@ -311,7 +311,7 @@ void register_jnp_linalg_module() {
       return apply(I, "norm", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
         ValueId v = trace::convert(t, ids[0], trace::to_inexact(dtw(t, ids[0])));
         ValueId sq = trace::binary(t, "mul", EwOp::Mul, v, v);
-        ValueId s = trace::reduce(t, "norm", codegen::ReduceKind::Sum, sq, axes ? *axes : std::vector<int64_t>{}, keepdims);
+        ValueId s = trace::reduce(t, "norm", ir::ReduceKind::Sum, sq, axes ? *axes : std::vector<int64_t>{}, keepdims);
         return std::vector<ValueId>{trace::unary(t, "sqrt", EwOp::Sqrt, s)};
       });
     });

@@ -8,7 +8,7 @@
 
 namespace shard::api {
 
-using codegen::ReduceKind;
+using ir::ReduceKind;
 using interp::ArgParser;
 
 namespace {

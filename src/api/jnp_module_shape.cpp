@@ -14,7 +14,7 @@
 
 namespace shard::api {
 
-using codegen::EwOp;
+using ir::EwOp;
 using interp::ArgParser;
 using interp::ObjKind;
 

@@ -12,7 +12,7 @@
 
 namespace shard::api {
 
-using codegen::ReduceKind;
+using ir::ReduceKind;
 using interp::ArgParser;
 using interp::ObjKind;
 using ir::ValueId;

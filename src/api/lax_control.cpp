@@ -309,7 +309,7 @@ Value lax_fori_loop(Interp& I, CallArgs& a) {
       auto out = emit_scan(I, t, s, c, {}, ys_def, "scan body", [&](const std::vector<Value>& cv, const std::vector<Value>&) -> Value {
         std::vector<Value> xs(cv.begin() + 1, cv.end());
         Value next = apply(I, "add", {cv[0], interp::make_int(1)}, [&](Trace& rt, const std::vector<ValueId>& v) {
-          return std::vector<ValueId>{trace::binary(rt, "add", codegen::EwOp::Add, v[0], v[1])};
+          return std::vector<ValueId>{trace::binary(rt, "add", ir::EwOp::Add, v[0], v[1])};
         });
         return interp::make_tuple({interp::make_tuple({next, call_body(cv[0], xs)}), interp::none()});
       });
@@ -404,7 +404,7 @@ Value run_branches(Interp& I, const char* name, const Value& index_or_pred, cons
       if (pt.dtype() != types::DType::Bool && !is_integral(pt.dtype()) && !types::is_float(pt.dtype()))
         I.raise("TypeError", fmt::format("Pred type must be either boolean or number, got {}.", types::dtype_name(pt.dtype())));
       if (pt.dtype() != types::DType::Bool)
-        index = trace::binary(t, "ne", codegen::EwOp::Ne, index, trace::scalar_constant(t, 0, {pt.dtype(), true}));
+        index = trace::binary(t, "ne", ir::EwOp::Ne, index, trace::scalar_constant(t, 0, {pt.dtype(), true}));
     } else if (!is_integral(pt.dtype())) {
       I.raise("TypeError", fmt::format("index argument to switch must be an int32 scalar, got {}.", shaped_array_str(pt)));
     }

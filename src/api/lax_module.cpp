@@ -18,8 +18,8 @@
 
 namespace shard::api {
 
-using codegen::EwOp;
-using codegen::ReduceKind;
+using ir::EwOp;
+using ir::ReduceKind;
 using interp::ArgParser;
 using interp::ObjKind;
 
@@ -91,14 +91,23 @@ NativeFn lax_elementwise(std::string name, size_t arity, EwOp op, EwBody body) {
   };
 }
 
+ValueId lax_unary(Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
+  return trace::unary(t, name, op, ids[0]);
+}
 ValueId lax_binary(Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
-  // lax.div on integers truncates (C semantics): Rem's partner.
-  if (op == EwOp::Div && types::is_int(t.type(ids[0]).dtype())) {
+  return trace::binary(t, name, op, ids[0], ids[1]);
+}
+ValueId lax_shift(Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
+  return trace::shift(t, name, op, ids[0], ids[1]);
+}
+// lax.div on integers truncates (C semantics): Rem's partner.
+ValueId lax_div(Trace& t, const std::string& name, EwOp, const std::vector<ValueId>& ids) {
+  if (types::is_int(t.type(ids[0]).dtype())) {
     ValueId r = trace::binary(t, name, EwOp::Rem, ids[0], ids[1]);
     ValueId num = trace::binary(t, name, EwOp::Sub, ids[0], r);
     return trace::binary(t, name, EwOp::FloorDiv, num, ids[1]);
   }
-  return trace::binary(t, name, op, ids[0], ids[1]);
+  return trace::binary(t, name, EwOp::Div, ids[0], ids[1]);
 }
 
 // lax ops of one operand and a list of dimensions (expand_dims, squeeze, rev).
@@ -175,35 +184,14 @@ void register_lax_module() {
         return fn(I, a);
       });
     };
-    struct U {
-      const char* name;
-      EwOp op;
-    };
-    for (U u : {U{"neg", EwOp::Neg}, U{"abs", EwOp::Abs}, U{"sign", EwOp::Sign}, U{"floor", EwOp::Floor}, U{"ceil", EwOp::Ceil},
-                U{"round", EwOp::Round}, U{"sqrt", EwOp::Sqrt}, U{"rsqrt", EwOp::Rsqrt}, U{"exp", EwOp::Exp}, U{"log", EwOp::Log},
-                U{"log1p", EwOp::Log1p}, U{"sin", EwOp::Sin}, U{"cos", EwOp::Cos}, U{"tan", EwOp::Tan}, U{"tanh", EwOp::Tanh},
-                U{"logistic", EwOp::Logistic}, U{"not_", EwOp::Not}, U{"square", EwOp::Square}, U{"is_finite", EwOp::IsFinite},
-                U{"reciprocal", EwOp::Reciprocal}}) {
-      def_fn(m, u.name, lax_elementwise(u.name, 1, u.op, [](Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
-        return trace::unary(t, name, op, ids[0]);
-      }));
-    }
-    for (U u : {U{"add", EwOp::Add}, U{"sub", EwOp::Sub}, U{"mul", EwOp::Mul}, U{"div", EwOp::Div}, U{"rem", EwOp::Rem},
-                U{"pow", EwOp::Pow}, U{"max", EwOp::Max}, U{"min", EwOp::Min}, U{"atan2", EwOp::Atan2}, U{"eq", EwOp::Eq},
-                U{"ne", EwOp::Ne}, U{"lt", EwOp::Lt}, U{"le", EwOp::Le}, U{"gt", EwOp::Gt}, U{"ge", EwOp::Ge}, U{"bitwise_and", EwOp::And},
-                U{"bitwise_or", EwOp::Or}, U{"bitwise_xor", EwOp::Xor}}) {
-      def_fn(m, u.name, lax_elementwise(u.name, 2, u.op, lax_binary));
-    }
-    // Bit-level ops (jax.random's building blocks): shifts, bitcasts, erf_inv.
-    for (U u : {U{"shift_left", EwOp::ShiftLeft}, U{"shift_right_logical", EwOp::ShiftRightLogical},
-                U{"shift_right_arithmetic", EwOp::ShiftRightArithmetic}}) {
-      def_fn(m, u.name, lax_elementwise(u.name, 2, u.op, [](Trace& t, const std::string& name, EwOp op, const std::vector<ValueId>& ids) {
-        return trace::shift(t, name, op, ids[0], ids[1]);
-      }));
-    }
-    def_fn(m, "erf_inv", [](Interp& I, CallArgs& a) {
-      return lax_nary(I, "erf_inv", a, 1, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::erf_inv(t, ids[0]); });
+    // The elementwise primitives of the table's lax column (ir/elementwise_ops.hpp).
+    ir::for_each_binding([](const ir::EwInfo& e) { return e.lax_names; }, [&](EwOp op, std::string_view n) {
+      const std::string name(n);
+      const auto& info = ir::ew_info(op);
+      EwBody body = info.dtype_rule == ir::EwDTypeRule::Shift ? lax_shift : info.arity == 1 ? lax_unary : lax_binary;
+      def_fn(m, name, lax_elementwise(name, static_cast<size_t>(info.arity), op, body));
     });
+    def_fn(m, "div", lax_elementwise("div", 2, EwOp::Div, lax_div));
     def_fn(m, "bitcast_convert_type", [](Interp& I, CallArgs& a) {
       ArgParser p(I, a, "bitcast_convert_type", {"operand", "new_dtype"});
       Value x = lax_operand(I, p.get("operand"), "bitcast_convert_type", 0);

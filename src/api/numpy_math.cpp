@@ -12,8 +12,8 @@
 namespace shard::api::np {
 
 namespace bi = interp::bi;
-using codegen::EwOp;
-using codegen::ReduceKind;
+using ir::EwOp;
+using ir::ReduceKind;
 
 namespace {
 
@@ -65,7 +65,7 @@ exec::ArrayRef elementwise(Interp& I, const std::string& name, const std::vector
   });
 }
 
-void def_unary(ModuleObj& m, const char* name, EwOp op, Mode mode) {
+void def_unary(ModuleObj& m, const std::string& name, EwOp op, Mode mode) {
   std::string n = name;
   add(m, n, [n, op, mode](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, n, {"x", "/", "out=", "*", "where=", "dtype="});
@@ -75,7 +75,7 @@ void def_unary(ModuleObj& m, const char* name, EwOp op, Mode mode) {
   });
 }
 
-void def_binary(ModuleObj& m, const char* name, EwOp op, Mode mode) {
+void def_binary(ModuleObj& m, const std::string& name, EwOp op, Mode mode) {
   std::string n = name;
   add(m, n, [n, op, mode](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, n, {"x1", "x2", "/", "out=", "*", "where=", "dtype="});
@@ -158,26 +158,13 @@ Value np_cumulative(Interp& I, CallArgs& a, const std::string& name, ReduceKind 
 
 // ---- comparisons ------------------------------------------------------------------------------
 
-ValueId isclose_body(trace::Trace& t, ValueId x, ValueId y, double rtol, double atol, bool equal_nan) {
-  const DType dt = t.type(x).dtype();
-  auto c = [&](double v) { return trace::scalar_constant(t, v, {dt, false}); };
-  ValueId diff = trace::unary(t, "isclose", EwOp::Abs, trace::binary(t, "isclose", EwOp::Sub, x, y));
-  ValueId tol = trace::binary(t, "isclose", EwOp::Add, c(atol), trace::binary(t, "isclose", EwOp::Mul, c(rtol), trace::unary(t, "isclose", EwOp::Abs, y)));
-  ValueId close = trace::binary(t, "isclose", EwOp::Le, diff, tol);
-  close = trace::binary(t, "isclose", EwOp::Or, close, trace::binary(t, "isclose", EwOp::Eq, x, y));  // equal infinities
-  if (equal_nan)
-    close = trace::binary(t, "isclose", EwOp::Or, close,
-                          trace::binary(t, "isclose", EwOp::And, trace::unary(t, "isclose", EwOp::IsNan, x), trace::unary(t, "isclose", EwOp::IsNan, y)));
-  return close;
-}
-
 exec::ArrayRef isclose(Interp& I, CallArgs& a, const char* name) {
   interp::ArgParser p(I, a, name, {"a", "b", "rtol=", "atol=", "equal_nan="});
   double rtol = p.get("rtol") ? number_arg(I, p.get("rtol"), "rtol") : 1e-5;
   double atol = p.get("atol") ? number_arg(I, p.get("atol"), "atol") : 1e-8;
   bool equal_nan = bool_arg(I, p.get("equal_nan"), false);
   return elementwise(I, name, {p.get("a"), p.get("b")}, Mode::Inexact, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-    return isclose_body(t, ids[0], ids[1], rtol, atol, equal_nan);
+    return trace::isclose(t, ids[0], ids[1], rtol, atol, equal_nan);
   });
 }
 
@@ -194,12 +181,7 @@ Value np_array_equal(Interp& I, CallArgs& a) {
   if (x->type.shape() != y->type.shape()) return interp::make_bool(false);
   bool equal_nan = bool_arg(I, p.get("equal_nan"), false);
   auto eq = elementwise(I, "array_equal", {wrap(x, true), wrap(y, true)}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-    ValueId e = trace::binary(t, "array_equal", EwOp::Eq, ids[0], ids[1]);
-    if (equal_nan && types::is_float(t.type(ids[0]).dtype()))
-      e = trace::binary(t, "array_equal", EwOp::Or, e,
-                        trace::binary(t, "array_equal", EwOp::And, trace::unary(t, "array_equal", EwOp::IsNan, ids[0]),
-                                      trace::unary(t, "array_equal", EwOp::IsNan, ids[1])));
-    return e;
+    return trace::array_equal(t, ids[0], ids[1], equal_nan);
   });
   return interp::make_bool(all_true(I, eq));
 }
@@ -372,26 +354,22 @@ Value np_dot(Interp& I, CallArgs& a, const char* name) {
 }  // namespace
 
 void add_math_functions(Interp&, ModuleObj& m) {
-  struct U { const char* name; EwOp op; Mode mode; };
-  for (auto u : {U{"sin", EwOp::Sin, Mode::Inexact}, U{"cos", EwOp::Cos, Mode::Inexact}, U{"tan", EwOp::Tan, Mode::Inexact},
-                 U{"exp", EwOp::Exp, Mode::Inexact}, U{"log", EwOp::Log, Mode::Inexact}, U{"log1p", EwOp::Log1p, Mode::Inexact},
-                 U{"sqrt", EwOp::Sqrt, Mode::Inexact}, U{"tanh", EwOp::Tanh, Mode::Inexact}, U{"floor", EwOp::Floor, Mode::Inexact},
-                 U{"ceil", EwOp::Ceil, Mode::Inexact}, U{"rint", EwOp::Round, Mode::Inexact}, U{"reciprocal", EwOp::Reciprocal, Mode::Arith},
-                 U{"abs", EwOp::Abs, Mode::Arith}, U{"absolute", EwOp::Abs, Mode::Arith}, U{"negative", EwOp::Neg, Mode::Arith},
-                 U{"sign", EwOp::Sign, Mode::Arith}, U{"square", EwOp::Square, Mode::Arith}, U{"isnan", EwOp::IsNan, Mode::Inexact},
-                 U{"isinf", EwOp::IsInf, Mode::Inexact}, U{"isfinite", EwOp::IsFinite, Mode::Inexact},
-                 U{"logical_not", EwOp::Not, Mode::Logical}})
-    def_unary(m, u.name, u.op, u.mode);
-  struct B { const char* name; EwOp op; Mode mode; };
-  for (auto b : {B{"add", EwOp::Add, Mode::Arith}, B{"subtract", EwOp::Sub, Mode::Arith}, B{"multiply", EwOp::Mul, Mode::Arith},
-                 B{"divide", EwOp::Div, Mode::Inexact}, B{"true_divide", EwOp::Div, Mode::Inexact},
-                 B{"floor_divide", EwOp::FloorDiv, Mode::Arith}, B{"mod", EwOp::Mod, Mode::Arith}, B{"remainder", EwOp::Mod, Mode::Arith},
-                 B{"power", EwOp::Pow, Mode::Arith}, B{"maximum", EwOp::Max, Mode::Arith}, B{"minimum", EwOp::Min, Mode::Arith},
-                 B{"arctan2", EwOp::Atan2, Mode::Inexact}, B{"equal", EwOp::Eq, Mode::Compare}, B{"not_equal", EwOp::Ne, Mode::Compare},
-                 B{"less", EwOp::Lt, Mode::Compare}, B{"less_equal", EwOp::Le, Mode::Compare}, B{"greater", EwOp::Gt, Mode::Compare},
-                 B{"greater_equal", EwOp::Ge, Mode::Compare}, B{"logical_and", EwOp::And, Mode::Logical},
-                 B{"logical_or", EwOp::Or, Mode::Logical}, B{"logical_xor", EwOp::Xor, Mode::Logical}})
-    def_binary(m, b.name, b.op, b.mode);
+  // The elementwise primitives of the table's numpy column (ir/elementwise_ops.hpp), in
+  // numpy's dtypes: what makes floats in jnp makes float64 here.
+  ir::for_each_binding([](const ir::EwInfo& e) { return e.numpy_names; }, [&](EwOp op, std::string_view n) {
+    Mode mode = Mode::Arith;
+    switch (ir::ew_info(op).dtype_rule) {
+      case ir::EwDTypeRule::Inexact: case ir::EwDTypeRule::Rounding: case ir::EwDTypeRule::Predicate: mode = Mode::Inexact; break;
+      case ir::EwDTypeRule::Compare: mode = Mode::Compare; break;
+      default: break;
+    }
+    if (ir::ew_info(op).arity == 1) def_unary(m, std::string(n), op, mode);
+    else def_binary(m, std::string(n), op, mode);
+  });
+  def_unary(m, "reciprocal", EwOp::Reciprocal, Mode::Arith);  // numpy: 1 // x for integers
+  def_unary(m, "logical_not", EwOp::Not, Mode::Logical);
+  for (auto [name, op] : {std::pair{"logical_and", EwOp::And}, std::pair{"logical_or", EwOp::Or}, std::pair{"logical_xor", EwOp::Xor}})
+    def_binary(m, name, op, Mode::Logical);
 
   add(m, "where", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "where", {"condition", "x=", "y="});

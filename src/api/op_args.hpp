@@ -80,8 +80,8 @@ Value op_astype(Interp& I, const Value& x, DType d);
 Value op_getitem(Interp& I, const Value& x, const Value& index);
 Value op_matmul(Interp& I, const Value& a, const Value& b, const sharding::OptOutSharding& out_sharding,
                 const std::string& name);
-Value op_binary(Interp& I, const std::string& name, codegen::EwOp op, const Value& a, const Value& b);
-Value op_unary(Interp& I, const std::string& name, codegen::EwOp op, const Value& x);
+Value op_binary(Interp& I, const std::string& name, ir::EwOp op, const Value& a, const Value& b);
+Value op_unary(Interp& I, const std::string& name, ir::EwOp op, const Value& x);
 
 // jnp functions whose Array methods share the implementation (args[0] = the array).
 Value jnp_sum(Interp& I, CallArgs& a);

@@ -12,14 +12,6 @@
 
 namespace shard::codegen {
 
-const char* ew_op_name(EwOp op) {
-  switch (op) {
-#define X(n) case EwOp::n: return #n;
-    SHARD_EW_OPS(X)
-#undef X
-  }
-  return "?";
-}
 
 std::string ElementwiseKernel::signature() const {
   std::string s = fmt::format("ew[{}]", fmt::join(shape, "x"));

@@ -9,34 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "ir/elementwise_ops.hpp"
 #include "types/dtype.hpp"
 
 namespace shard::jit { class KernelJit; }
 
 namespace shard::codegen {
 
-#define SHARD_EW_OPS(X)                                                              \
-  /* leaves */                                                                      \
-  X(Input) X(Const)                                                                 \
-  /* unary */                                                                       \
-  X(Neg) X(Abs) X(Sign) X(Floor) X(Ceil) X(Round) X(Sqrt) X(Rsqrt) X(Exp) X(Log)    \
-  X(Log1p) X(Sin) X(Cos) X(Tan) X(Tanh) X(Logistic) X(Not) X(Convert) X(Square)     \
-  X(Reciprocal) X(IsNan) X(IsInf) X(IsFinite) X(ErfInv)                              \
-  X(BitcastConvert) /* same-width reinterpretation: node dtype <- argument's bits */ \
-  /* binary */                                                                      \
-  X(Add) X(Sub) X(Mul) X(Div) X(FloorDiv) X(Rem) X(Mod) X(Pow) X(Max) X(Min)        \
-  X(And) X(Or) X(Xor) X(Eq) X(Ne) X(Lt) X(Le) X(Gt) X(Ge) X(Atan2)                   \
-  /* shifts: counts >= the bit width give 0 (or the sign fill), as lax */            \
-  X(ShiftLeft) X(ShiftRightLogical) X(ShiftRightArithmetic)                         \
-  /* ternary */                                                                     \
-  X(Select) X(Clamp)
-
-enum class EwOp : uint8_t {
-#define X(n) n,
-  SHARD_EW_OPS(X)
-#undef X
-};
-const char* ew_op_name(EwOp op);
+using ir::EwOp;  // the primitives: ir/elementwise_ops.hpp
+using ir::ew_op_name;
 
 struct EwInput {
   types::DType dtype;

@@ -15,18 +15,6 @@ namespace shard::codegen {
 
 using types::DType;
 
-const char* reduce_kind_name(ReduceKind k) {
-  switch (k) {
-    case ReduceKind::Sum: return "sum";
-    case ReduceKind::Max: return "max";
-    case ReduceKind::Min: return "min";
-    case ReduceKind::Prod: return "prod";
-    case ReduceKind::And: return "and";
-    case ReduceKind::Or: return "or";
-  }
-  return "?";
-}
-
 std::string ReduceKernel::signature() const {
   std::string mask;
   for (bool r : reduced) mask += r ? 'r' : 'k';

@@ -8,14 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "ir/reduce_kind.hpp"
 #include "types/dtype.hpp"
 
 namespace shard::jit { class KernelJit; }
 
 namespace shard::codegen {
 
-enum class ReduceKind : uint8_t { Sum, Max, Min, Prod, And, Or };
-const char* reduce_kind_name(ReduceKind k);  // "sum", "max", ...
+using ir::ReduceKind;  // the monoids: ir/reduce_kind.hpp
+using ir::reduce_kind_name;
 
 struct ReduceKernel {
   types::DType dtype;              // input and output dtype

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -228,7 +229,13 @@ llvm::Value* ScalarOps::unary(EwOp op, llvm::Value* x, DType t) {
     case EwOp::Cos: return intrinsic(llvm::Intrinsic::cos, {x});
     case EwOp::Tan: return intrinsic(llvm::Intrinsic::tan, {x});
     case EwOp::Log1p: return libm("log1pf", "log1p", {x});
+    case EwOp::Expm1: return libm("expm1f", "expm1", {x});
+    case EwOp::Cbrt: return libm("cbrtf", "cbrt", {x});
+    case EwOp::Sinh: return libm("sinhf", "sinh", {x});
+    case EwOp::Cosh: return libm("coshf", "cosh", {x});
     case EwOp::Tanh: return libm("tanhf", "tanh", {x});
+    case EwOp::Erf: return libm("erff", "erf", {x});
+    case EwOp::Erfc: return libm("erfcf", "erfc", {x});
     case EwOp::Logistic:
       return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
     default: break;
@@ -309,6 +316,18 @@ llvm::Value* ScalarOps::float_floordiv_mod(EwOp op, llvm::Value* a, llvm::Value*
   return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), b_.CreateFDiv(a, b), floordiv);
 }
 
+// log(exp(x) + exp(y)) without overflow, as numpy's npy_logaddexp: the larger operand plus
+// log1p(exp(-|x - y|)); equal operands (infinities too) give x + log(2); NaN propagates.
+llvm::Value* ScalarOps::logaddexp(llvm::Value* x, llvm::Value* y) {
+  auto* ty = x->getType();
+  auto* d = b_.CreateFSub(x, y);
+  auto* larger = b_.CreateSelect(b_.CreateFCmpOGT(d, llvm::ConstantFP::get(ty, 0.0)), x, y);
+  auto* e = intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(intrinsic(llvm::Intrinsic::fabs, {d}))});
+  auto* general = b_.CreateFAdd(larger, libm("log1pf", "log1p", {e}));
+  auto* same = b_.CreateFAdd(x, llvm::ConstantFP::get(ty, M_LN2));
+  return b_.CreateSelect(b_.CreateFCmpOEQ(x, y), same, general);
+}
+
 llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t) {
   const bool fl = types::is_float(t);
   const bool uns = types::is_unsigned(t);
@@ -350,6 +369,8 @@ llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t)
     case EwOp::Or: if (!fl) return b_.CreateOr(x, y); break;
     case EwOp::Xor: if (!fl) return b_.CreateXor(x, y); break;
     case EwOp::Atan2: if (fl) return libm("atan2f", "atan2", {x, y}); break;
+    case EwOp::NextAfter: if (fl) return libm("nextafterf", "nextafter", {x, y}); break;
+    case EwOp::LogAddExp: if (fl) return logaddexp(x, y); break;
     default: break;
   }
   throw std::runtime_error(std::string(ew_op_name(op)) + " is not defined for " + std::string(types::dtype_name(t)));

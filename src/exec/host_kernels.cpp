@@ -11,7 +11,7 @@
 
 namespace shard::exec {
 
-using codegen::ReduceKind;
+using ir::ReduceKind;
 using types::DType;
 
 std::vector<int64_t> contiguous_strides(const Shape& shape) {

@@ -18,10 +18,10 @@ int64_t num_elements(const Shape& shape);
 // out[i...] = i[axis] (plus `start` along that axis, for sharded iotas), in `dtype`.
 void iota_kernel(types::DType dtype, const Shape& shape, int64_t axis, int64_t start, void* out);
 // Index of the first max/min along `axis` (NaN counts as the extreme, as numpy), int32 out.
-void arg_reduce_kernel(types::DType dtype, codegen::ReduceKind kind, const Shape& shape, int64_t axis,
+void arg_reduce_kernel(types::DType dtype, ir::ReduceKind kind, const Shape& shape, int64_t axis,
                        const void* in, int32_t* out);
 // Inclusive scan along `axis`.
-void cumulative_kernel(types::DType dtype, codegen::ReduceKind kind, const Shape& shape, int64_t axis,
+void cumulative_kernel(types::DType dtype, ir::ReduceKind kind, const Shape& shape, int64_t axis,
                        bool reverse, const void* in, void* out);
 // Ascending sort along `axis`, NaNs last (numpy).
 void sort_kernel(types::DType dtype, const Shape& shape, int64_t axis, const void* in, void* out);

@@ -18,11 +18,12 @@
 #include "exec/lower_control.hpp"
 #include "exec/lower_fusion.hpp"
 #include "exec/program.hpp"
+#include "ir/dim_map.hpp"
 #include "jit/kernel_jit.hpp"
 
 namespace shard::exec {
 
-using codegen::EwOp;
+using ir::EwOp;
 using ir::OpKind;
 using types::DType;
 
@@ -139,45 +140,19 @@ class Lowering {
         emit(std::move(s));
         return;
       }
-      case OpKind::BroadcastInDim: {
+      case OpKind::BroadcastInDim: case OpKind::Transpose: case OpKind::Slice: case OpKind::Rev: {
+        // A strided read of the operand: result index j walks operand dim d by step.
         const auto& it = type(op.operands[0]);
         const auto& rt = type(op.results[0]);
         auto in_strides = contiguous_strides(it.shape());
         std::vector<int64_t> strides(rt.rank(), 0);
-        for (size_t i = 0; i < a.dims.size(); ++i)
-          if (it.shape()[i] == rt.shape()[a.dims[i]]) strides[a.dims[i]] = in_strides[i];
-        return add_copy(make_step(op), rt.dtype(), rt.shape(), strides, 0);
-      }
-      case OpKind::Transpose: {
-        const auto& it = type(op.operands[0]);
-        const auto& rt = type(op.results[0]);
-        auto in_strides = contiguous_strides(it.shape());
-        std::vector<int64_t> strides;
-        for (auto p : a.dims) strides.push_back(in_strides[p]);
-        return add_copy(make_step(op), rt.dtype(), rt.shape(), strides, 0);
-      }
-      case OpKind::Slice: {
-        const auto& it = type(op.operands[0]);
-        const auto& rt = type(op.results[0]);
-        auto in_strides = contiguous_strides(it.shape());
-        std::vector<int64_t> strides;
         int64_t offset = 0;
-        for (size_t d = 0; d < it.rank(); ++d) {
-          int64_t step = a.dims3.empty() ? 1 : a.dims3[d];
-          offset += a.dims[d] * in_strides[d];
-          strides.push_back(in_strides[d] * step);
+        auto map = ir::dim_map(fn_, op);
+        for (size_t d = 0; d < map.size(); ++d) {
+          offset += map[d].start * in_strides[d];
+          if (map[d].result_dim >= 0) strides[static_cast<size_t>(map[d].result_dim)] += map[d].step * in_strides[d];
         }
         return add_copy(make_step(op), rt.dtype(), rt.shape(), strides, offset);
-      }
-      case OpKind::Rev: {
-        const auto& it = type(op.operands[0]);
-        auto strides = contiguous_strides(it.shape());
-        int64_t offset = 0;
-        for (auto d : a.dims) {
-          offset += (it.shape()[d] - 1) * strides[d];
-          strides[d] = -strides[d];
-        }
-        return add_copy(make_step(op), it.dtype(), it.shape(), strides, offset);
       }
       case OpKind::Concatenate: return lower_concatenate(op);
       case OpKind::While: case OpKind::Scan: case OpKind::Cond: return lower_control(op);

@@ -34,7 +34,7 @@ Step lower_collective(const ir::Op& op, const ir::Function& fn, Step s, Executab
       const auto& t = fn.type(op.operands[0]);
       // One result buffer for the whole group (results are immutable): each rank writes its
       // chunk once instead of into every rank's copy.
-      s.run_region = [groups = exe.groups_over(a.axes), kind = static_cast<runtime::ReduceKind>(a.reduce), dt = t.dtype(),
+      s.run_region = [groups = exe.groups_over(a.axes), kind = a.reduce, dt = t.dtype(),
                       n = static_cast<size_t>(t.num_elements()), note = axes_note(a.axes), in = s.in[0], out = s.out[0],
                       name = s.name](const StepContext& ctx, std::vector<BufferRef>& slots) {
         auto& g = *(*groups)[ctx.device];
@@ -68,7 +68,7 @@ Step lower_collective(const ir::Op& op, const ir::Function& fn, Step s, Executab
         else if (d == a.axis) chunk *= t.shape()[d] / n;
         else chunk *= t.shape()[d];
       }
-      s.run = [groups, kind = static_cast<runtime::ReduceKind>(a.reduce), dt = t.dtype(), outer, chunk, note = axes_note(a.axes)](
+      s.run = [groups, kind = a.reduce, dt = t.dtype(), outer, chunk, note = axes_note(a.axes)](
                   const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
         auto& g = *(*groups)[ctx.device];
         runtime::reduce_scatter(g, g.rank_of(ctx.device), kind, dt, in[0], out[0], static_cast<size_t>(outer),

@@ -7,12 +7,13 @@
 
 #include "exec/host_kernels.hpp"
 #include "exec/kernel_cache.hpp"
+#include "ir/dim_map.hpp"
 
 namespace shard::exec {
 
 namespace {
 
-using codegen::EwOp;
+using ir::EwOp;
 using ir::OpKind;
 using ir::ValueId;
 
@@ -93,35 +94,20 @@ class Builder {
         }
         return push({a.ew, vt.dtype(), std::move(args)});
       }
-      case OpKind::BroadcastInDim: {
+      case OpKind::BroadcastInDim: case OpKind::Transpose: case OpKind::Slice: case OpKind::Rev: {
+        // operand index[d] = start + step * result index[result_dim] (ir/dim_map.hpp)
         const ValueId u = op->operands[0];
-        const auto& us = r_.type(u).shape();
-        IndexMap mu = zero_map(us.size());
-        for (size_t i = 0; i < us.size(); ++i)
-          if (us[i] != 1) mu[i] = m[a.dims[i]];
+        auto map = ir::dim_map(op->kind, a, r_.type(u).shape(), vt.shape());
+        IndexMap mu = zero_map(map.size());
+        for (size_t d = 0; d < map.size(); ++d) {
+          if (map[d].result_dim >= 0) {
+            mu[d] = m[static_cast<size_t>(map[d].result_dim)];
+            for (auto& c : mu[d].coef) c *= map[d].step;
+            mu[d].c *= map[d].step;
+          }
+          mu[d].c += map[d].start;
+        }
         return node(u, mu);
-      }
-      case OpKind::Transpose: {  // result dim j is operand dim perm[j]
-        IndexMap mu(m.size());
-        for (size_t j = 0; j < a.dims.size(); ++j) mu[a.dims[j]] = m[j];
-        return node(op->operands[0], mu);
-      }
-      case OpKind::Slice: {  // operand index = start + stride * result index
-        IndexMap mu = m;
-        for (size_t d = 0; d < mu.size(); ++d) {
-          const int64_t step = a.dims3.empty() ? 1 : a.dims3[d];
-          for (auto& c : mu[d].coef) c *= step;
-          mu[d].c = a.dims[d] + step * mu[d].c;
-        }
-        return node(op->operands[0], mu);
-      }
-      case OpKind::Rev: {  // operand index = n - 1 - result index
-        IndexMap mu = m;
-        for (auto d : a.dims) {
-          for (auto& c : mu[d].coef) c = -c;
-          mu[d].c = vt.shape()[d] - 1 - mu[d].c;
-        }
-        return node(op->operands[0], mu);
       }
       case OpKind::Reshape: {
         const ValueId u = op->operands[0];

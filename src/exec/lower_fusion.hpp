@@ -9,6 +9,7 @@
 // so `x * 2` and `x * 3` (eager ops, retraced jit functions) share one compiled loop, and
 // LLVM hoists the loop-invariant load anyway.
 #pragma once
+#include "codegen/elementwise_kernel.hpp"
 #include "exec/program.hpp"
 #include "ir/ir.hpp"
 

@@ -8,7 +8,7 @@ namespace shard::ir {
 
 const char* op_kind_name(OpKind k) {
   switch (k) {
-#define X(e, n, a, r) case OpKind::e: return #e;
+#define X(e, n, a, r, l) case OpKind::e: return #e;
     SHARD_IR_OPS(X)
 #undef X
   }
@@ -18,7 +18,7 @@ const char* op_kind_name(OpKind k) {
 namespace {
 const char* base_name(OpKind k) {
   switch (k) {
-#define X(e, n, a, r) case OpKind::e: return n;
+#define X(e, n, a, r, l) case OpKind::e: return n;
     SHARD_IR_OPS(X)
 #undef X
   }
@@ -27,36 +27,11 @@ const char* base_name(OpKind k) {
 struct Arity { int operands, results; };
 Arity arity(OpKind k) {
   switch (k) {
-#define X(e, n, a, r) case OpKind::e: return {a, r};
+#define X(e, n, a, r, l) case OpKind::e: return {a, r};
     SHARD_IR_OPS(X)
 #undef X
   }
   return {-1, -1};
-}
-
-// JAX's primitive names for the elementwise ops.
-std::string ew_display_name(codegen::EwOp op) {
-  using codegen::EwOp;
-  switch (op) {
-    case EwOp::Convert: return "convert_element_type";
-    case EwOp::Select: return "select_n";
-    case EwOp::Square: return "square";
-    case EwOp::IsFinite: return "is_finite";
-    case EwOp::FloorDiv: return "floor_divide";
-    case EwOp::Mod: return "remainder";
-    case EwOp::Reciprocal: return "reciprocal";
-    case EwOp::IsNan: return "isnan";
-    case EwOp::IsInf: return "isinf";
-    case EwOp::ShiftLeft: return "shift_left";
-    case EwOp::ShiftRightLogical: return "shift_right_logical";
-    case EwOp::ShiftRightArithmetic: return "shift_right_arithmetic";
-    case EwOp::BitcastConvert: return "bitcast_convert_type";
-    case EwOp::ErfInv: return "erf_inv";
-    default: break;
-  }
-  std::string s = codegen::ew_op_name(op);
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // a, b, ..., z, ba, bb, ... as jaxprs name variables.
@@ -101,7 +76,7 @@ std::string attr_text(const Function& f, const Op& op, const std::string& indent
   std::vector<std::string> kv;
   switch (op.kind) {
     case OpKind::Elementwise:
-      if (a.ew == codegen::EwOp::Convert) kv.push_back(fmt::format("new_dtype={}", types::dtype_name(f.type(op.results[0]).dtype())));
+      if (a.ew == EwOp::Convert) kv.push_back(fmt::format("new_dtype={}", types::dtype_name(f.type(op.results[0]).dtype())));
       break;
     case OpKind::Iota: kv.push_back(fmt::format("dimension={}", a.axis)); break;
     case OpKind::BroadcastInDim: kv.push_back(fmt::format("broadcast_dimensions={}", ints(a.dims))); break;
@@ -183,25 +158,22 @@ std::string attr_text(const Function& f, const Op& op, const std::string& indent
 
 std::string op_display_name(const Op& op) {
   switch (op.kind) {
-    case OpKind::Elementwise: return ew_display_name(op.attrs.ew);
+    case OpKind::Elementwise: return ew_info(op.attrs.ew).primitive;
     case OpKind::Reduce: return std::string("reduce_") + reduce_kind_name(op.attrs.reduce);
     case OpKind::ArgReduce: return std::string("arg") + reduce_kind_name(op.attrs.reduce);
     case OpKind::Cumulative: return std::string("cum") + reduce_kind_name(op.attrs.reduce);
-    case OpKind::AllReduce:
-      return op.attrs.reduce == ReduceKind::Sum ? "psum" : std::string("p") + reduce_kind_name(op.attrs.reduce);
+    case OpKind::AllReduce: return all_reduce_name(op.attrs.reduce);
     default: return base_name(op.kind);
   }
 }
 
 const char* collective_kind_name(OpKind k) {
   switch (k) {
-    case OpKind::AllReduce: return "all-reduce";
-    case OpKind::AllGather: return "all-gather";
-    case OpKind::ReduceScatter: return "reduce-scatter";
-    case OpKind::AllToAll: return "all-to-all";
-    case OpKind::CollectivePermute: return "collective-permute";
-    default: return nullptr;
+#define X(e, n, a, r, l) case OpKind::e: return l[0] ? l : nullptr;
+    SHARD_IR_OPS(X)
+#undef X
   }
+  return nullptr;
 }
 
 ValueId Function::new_value(ArrayType t) {
@@ -326,7 +298,7 @@ std::vector<std::string> verify(const Function& f) {
         defined[r] = true;
       }
     if (!problems.empty()) continue;
-    if (op.kind == OpKind::Elementwise && op.attrs.ew != codegen::EwOp::Select) {
+    if (op.kind == OpKind::Elementwise && op.attrs.ew != EwOp::Select) {
       for (auto a : op.operands)
         if (f.type(a).shape() != f.type(op.results[0]).shape())
           problems.push_back(fmt::format("{}: operand shapes must equal the result shape", where));

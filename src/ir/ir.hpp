@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "ast/ast.hpp"
-#include "codegen/elementwise_kernel.hpp"
-#include "codegen/reduce_kernel.hpp"
+#include "ir/elementwise_ops.hpp"
+#include "ir/reduce_kind.hpp"
 #include "types/array_type.hpp"
 
 namespace shard::ir {
@@ -24,58 +24,59 @@ using types::ArrayType;
 using types::DType;
 using types::PartitionSpec;
 
-// X(Enum, "printed name", operands (-1 = variadic), results (-1 = variadic))
+// X(Enum, "printed name", operands (-1 = variadic), results (-1 = variadic), "ledger name"
+//   of a collective (the kind of communication in the cost ledger; "" for local ops))
 #define SHARD_IR_OPS(X)                                                                    \
-  X(Elementwise, "", -1, 1)            /* ew: the scalar op; prints as e.g. `sin`, `add` */ \
-  X(Constant, "constant", 0, 1)        /* literal bytes, in the result type's dtype      */ \
-  X(Iota, "iota", 0, 1)                /* axis: the dimension that counts               */ \
-  X(BroadcastInDim, "broadcast_in_dim", 1, 1) /* dims: operand dim i -> result dim dims[i] */ \
-  X(Reshape, "reshape", 1, 1)          /* result type's shape                           */ \
-  X(Transpose, "transpose", 1, 1)      /* dims: permutation                             */ \
-  X(Slice, "slice", 1, 1)              /* dims: starts, dims2: limits, dims3: strides   */ \
-  X(Concatenate, "concatenate", -1, 1) /* axis                                          */ \
-  X(Pad, "pad", 2, 1)                  /* dims: low, dims2: high (operand, pad value)   */ \
-  X(Rev, "rev", 1, 1)                  /* dims: reversed dimensions                     */ \
-  X(Reduce, "reduce", 1, 1)            /* reduce: kind; dims: reduced axes              */ \
-  X(ArgReduce, "arg", 1, 1)            /* reduce: Max/Min; axis; dtype: index type      */ \
-  X(Cumulative, "cum", 1, 1)           /* reduce: kind; axis; flag: reverse             */ \
-  X(Sort, "sort", 1, 1)                /* axis                                          */ \
-  X(DotGeneral, "dot_general", 2, 1)   /* dims/dims2: lhs/rhs contracting, dims3/dims4: batch */ \
-  X(Reshard, "reshard", 1, 1)          /* result type carries the new sharding          */ \
-  X(ShardingConstraint, "sharding_constraint", 1, 1) /* spec                            */ \
-  X(AllReduce, "psum", 1, 1)           /* reduce: kind; axes                            */ \
-  X(AllGather, "all_gather", 1, 1)     /* axes; axis; flag: tiled                       */ \
-  X(ReduceScatter, "psum_scatter", 1, 1) /* reduce; axes; axis; flag: tiled             */ \
-  X(AllToAll, "all_to_all", 1, 1)      /* axes; axis: split, axis2: concat; flag: tiled */ \
-  X(CollectivePermute, "ppermute", 1, 1) /* axes; pairs: (source, destination)          */ \
-  X(AxisIndex, "axis_index", 0, 1)     /* axes                                          */ \
-  X(DynamicSlice, "dynamic_slice", -1, 1) /* operand, start indices...; dims: sizes     */ \
-  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1) /* operand, update, starts...    */ \
+  X(Elementwise, "", -1, 1, "")            /* ew: the scalar op; prints as e.g. `sin`, `add` */ \
+  X(Constant, "constant", 0, 1, "")        /* literal bytes, in the result type's dtype      */ \
+  X(Iota, "iota", 0, 1, "")                /* axis: the dimension that counts               */ \
+  X(BroadcastInDim, "broadcast_in_dim", 1, 1, "") /* dims: operand dim i -> result dim dims[i] */ \
+  X(Reshape, "reshape", 1, 1, "")          /* result type's shape                           */ \
+  X(Transpose, "transpose", 1, 1, "")      /* dims: permutation                             */ \
+  X(Slice, "slice", 1, 1, "")              /* dims: starts, dims2: limits, dims3: strides   */ \
+  X(Concatenate, "concatenate", -1, 1, "") /* axis                                          */ \
+  X(Pad, "pad", 2, 1, "")                  /* dims: low, dims2: high (operand, pad value)   */ \
+  X(Rev, "rev", 1, 1, "")                  /* dims: reversed dimensions                     */ \
+  X(Reduce, "reduce", 1, 1, "")            /* reduce: kind; dims: reduced axes              */ \
+  X(ArgReduce, "arg", 1, 1, "")            /* reduce: Max/Min; axis; dtype: index type      */ \
+  X(Cumulative, "cum", 1, 1, "")           /* reduce: kind; axis; flag: reverse             */ \
+  X(Sort, "sort", 1, 1, "")                /* axis                                          */ \
+  X(DotGeneral, "dot_general", 2, 1, "")   /* dims/dims2: lhs/rhs contracting, dims3/dims4: batch */ \
+  X(Reshard, "reshard", 1, 1, "")          /* result type carries the new sharding          */ \
+  X(ShardingConstraint, "sharding_constraint", 1, 1, "") /* spec                            */ \
+  X(AllReduce, "psum", 1, 1, "all-reduce")           /* reduce: kind; axes                            */ \
+  X(AllGather, "all_gather", 1, 1, "all-gather")     /* axes; axis; flag: tiled                       */ \
+  X(ReduceScatter, "psum_scatter", 1, 1, "reduce-scatter") /* reduce; axes; axis; flag: tiled             */ \
+  X(AllToAll, "all_to_all", 1, 1, "all-to-all")      /* axes; axis: split, axis2: concat; flag: tiled */ \
+  X(CollectivePermute, "ppermute", 1, 1, "collective-permute") /* axes; pairs: (source, destination)          */ \
+  X(AxisIndex, "axis_index", 0, 1, "")     /* axes                                          */ \
+  X(DynamicSlice, "dynamic_slice", -1, 1, "") /* operand, start indices...; dims: sizes     */ \
+  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "") /* operand, update, starts...    */ \
   /* Control flow: the bodies are regions (Op::regions), each traced once.                */ \
-  X(Fusion, "fusion", -1, 1) /* per-device only: a chain of elementwise / broadcast / convert \
+  X(Fusion, "fusion", -1, 1, "") /* per-device only: a chain of elementwise / broadcast / convert \
                                 ops as one region, lowered to one LLVM loop (spmd/fusion)  */ \
-  X(ShardMap, "shard_map", -1, -1) /* operands: global values; region: the body on local     \
+  X(ShardMap, "shard_map", -1, -1, "") /* operands: global values; region: the body on local     \
                                 types; axes: manual axes; specs / specs2: in / out specs   */ \
-  X(HostCallback, "debug_callback", -1, 0) /* payload: the callable (exec::HostCallback);  \
+  X(HostCallback, "debug_callback", -1, 0, "") /* payload: the callable (exec::HostCallback);  \
                                 axes: what identifies it (format, Python values); flag: the \
                                 operands vary over manual axes (every device prints)       */ \
-  X(While, "while", -1, -1)  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
+  X(While, "while", -1, -1, "")  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
                                 regions: cond (cond_consts, carries) -> bool[],             \
                                 body (body_consts, carries) -> carries                     */ \
-  X(Cond, "cond", -1, -1)    /* index (i32[]), operands -> results; regions: the branches,    \
+  X(Cond, "cond", -1, -1, "")    /* index (i32[]), operands -> results; regions: the branches,    \
                                 each (operands) -> results; index clamped into range       */ \
-  X(Scan, "scan", -1, -1)    /* consts, carries, xs -> carries, ys; dims: {nconsts, ncarry};  \
+  X(Scan, "scan", -1, -1, "")    /* consts, carries, xs -> carries, ys; dims: {nconsts, ncarry};  \
                                 axis: length; flag: reverse; region: body (consts, carries, \
                                 x slices) -> (carries, y slices)                           */
 
 enum class OpKind : uint8_t {
-#define X(e, n, a, r) e,
+#define X(e, n, a, r, l) e,
   SHARD_IR_OPS(X)
 #undef X
 };
 
-using codegen::ReduceKind;
-using codegen::reduce_kind_name;
+using ir::ReduceKind;
+using ir::reduce_kind_name;
 
 // Literal data of a Constant, shared (constants can be large arrays closed over by jit).
 struct Literal {
@@ -84,7 +85,7 @@ struct Literal {
 
 // Attributes; each op kind documents the fields it uses (SHARD_IR_OPS comments).
 struct Attrs {
-  codegen::EwOp ew = codegen::EwOp::Add;
+  EwOp ew = EwOp::Add;
   ReduceKind reduce = ReduceKind::Sum;
   std::vector<int64_t> dims, dims2, dims3, dims4;
   int64_t axis = 0, axis2 = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ir/dim_map.hpp"
 #include "spmd/reshape_layout.hpp"
 
 namespace shard::spmd {
@@ -94,15 +95,13 @@ class Planner {
       case OpKind::Elementwise:
         for (auto v : op.operands) fill_all(r, v);
         return;
-      case OpKind::BroadcastInDim: {
-        const auto& it = f_.type(op.operands[0]);
-        for (size_t i = 0; i < a.dims.size(); ++i)
-          if (it.shape()[i] == f_.type(r).shape()[static_cast<size_t>(a.dims[i])]) fill(r, static_cast<size_t>(a.dims[i]), get(op.operands[0], i));
+      case OpKind::BroadcastInDim: case OpKind::Transpose: {  // along whole dims (ir/dim_map.hpp)
+        const auto& in = f_.type(op.operands[0]).shape();
+        auto map = ir::dim_map(f_, op);
+        for (size_t d = 0; d < map.size(); ++d)
+          if (ir::keeps_whole_dim(map, d, in, f_.type(r).shape())) fill(r, static_cast<size_t>(map[d].result_dim), get(op.operands[0], d));
         return;
       }
-      case OpKind::Transpose:
-        for (size_t k = 0; k < a.dims.size(); ++k) fill(r, k, get(op.operands[0], static_cast<size_t>(a.dims[k])));
-        return;
       case OpKind::Reshape: {
         const auto& it = f_.type(op.operands[0]);
         Layout in(it.rank());
@@ -247,15 +246,13 @@ class Planner {
         case OpKind::Elementwise: case OpKind::ShardingConstraint:
           for (auto v : op.operands) fill_all(v, r);
           break;
-        case OpKind::BroadcastInDim: {
-          const auto& it = f_.type(op.operands[0]);
-          for (size_t k = 0; k < a.dims.size(); ++k)
-            if (it.shape()[k] == f_.type(r).shape()[static_cast<size_t>(a.dims[k])]) fill(op.operands[0], k, get(r, static_cast<size_t>(a.dims[k])));
+        case OpKind::BroadcastInDim: case OpKind::Transpose: {
+          const auto& in = f_.type(op.operands[0]).shape();
+          auto map = ir::dim_map(f_, op);
+          for (size_t d = 0; d < map.size(); ++d)
+            if (ir::keeps_whole_dim(map, d, in, f_.type(r).shape())) fill(op.operands[0], d, get(r, static_cast<size_t>(map[d].result_dim)));
           break;
         }
-        case OpKind::Transpose:
-          for (size_t k = 0; k < a.dims.size(); ++k) fill(op.operands[0], static_cast<size_t>(a.dims[k]), get(r, k));
-          break;
         case OpKind::While: case OpKind::Scan: {  // a carry's initial value takes the carry's layout
           const size_t first = op.kind == OpKind::While ? static_cast<size_t>(a.dims.at(0) + a.dims.at(1)) : static_cast<size_t>(a.dims.at(0));
           const size_t ncarry = op.kind == OpKind::While ? op.results.size() : static_cast<size_t>(a.dims.at(1));

@@ -84,7 +84,7 @@ ir::ValueId LocalBuilder::all_gather(ir::ValueId v, DType dt, int64_t d, const E
   return emit(OpKind::AllGather, {v}, dt, shape, a);
 }
 
-ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, codegen::ReduceKind kind, const Entry& axes,
+ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, ir::ReduceKind kind, const Entry& axes,
                                      const std::string& why) {
   ir::Attrs a;
   a.axes = axes;
@@ -96,7 +96,7 @@ ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, codegen::ReduceKin
   return emit(OpKind::AllReduce, {v}, dt, shape, a);
 }
 
-ir::ValueId LocalBuilder::reduce_scatter(ir::ValueId v, DType dt, codegen::ReduceKind kind, const Entry& axes, int64_t d,
+ir::ValueId LocalBuilder::reduce_scatter(ir::ValueId v, DType dt, ir::ReduceKind kind, const Entry& axes, int64_t d,
                                          const std::string& why) {
   auto shape = fn_.type(v).shape();
   shape[d] /= axes_size(axes);
@@ -178,7 +178,7 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
     ai.axes = rest;
     auto idx = emit(OpKind::AxisIndex, {}, DType::I32, {}, ai);
     ir::Attrs mul;
-    mul.ew = codegen::EwOp::Mul;
+    mul.ew = ir::EwOp::Mul;
     starts.push_back(emit(OpKind::Elementwise, {idx, scalar_i32(piece)}, DType::I32, {}, mul));
   }
   if (!any) return v;

@@ -38,9 +38,9 @@ class LocalBuilder {
                       const PartitionSpec& to, const std::string& why);
   // All-gathers dim `d` over `axes` (tiled); records it.
   ir::ValueId all_gather(ir::ValueId v, types::DType dt, int64_t d, const Entry& axes, const std::string& why);
-  ir::ValueId all_reduce(ir::ValueId v, types::DType dt, codegen::ReduceKind kind, const Entry& axes, const std::string& why);
+  ir::ValueId all_reduce(ir::ValueId v, types::DType dt, ir::ReduceKind kind, const Entry& axes, const std::string& why);
   // Reduces over `axes` and leaves each device block r (its index over `axes`) of dim `d`.
-  ir::ValueId reduce_scatter(ir::ValueId v, types::DType dt, codegen::ReduceKind kind, const Entry& axes, int64_t d,
+  ir::ValueId reduce_scatter(ir::ValueId v, types::DType dt, ir::ReduceKind kind, const Entry& axes, int64_t d,
                              const std::string& why);
   // Moves the sharding over `axes` from dim `concat` to dim `split` (tiled all-to-all).
   ir::ValueId all_to_all(ir::ValueId v, types::DType dt, int64_t split, int64_t concat, const Entry& axes, const std::string& why);

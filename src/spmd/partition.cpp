@@ -338,10 +338,10 @@ void Partitioner::partition_dot(const ir::Op& op) {
       if (layout[d].empty() && want[d] == partial && ot.shape()[d] % am_.axes_size(partial) == 0) scatter = static_cast<int64_t>(d);
     const std::string why = fmt::format("dot_general contracting dims sharded on {}", entry_text(partial));
     if (scatter >= 0) {
-      local = b_.reduce_scatter(local, ot.dtype(), codegen::ReduceKind::Sum, partial, scatter, why);
+      local = b_.reduce_scatter(local, ot.dtype(), ir::ReduceKind::Sum, partial, scatter, why);
       layout = with_entry(layout, static_cast<size_t>(scatter), partial);
     } else {
-      local = b_.all_reduce(local, ot.dtype(), codegen::ReduceKind::Sum, partial, why);
+      local = b_.all_reduce(local, ot.dtype(), ir::ReduceKind::Sum, partial, why);
     }
   }
   define_conformed(op, local, layout);

@@ -6,15 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "codegen/elementwise_kernel.hpp"
+#include "ir/elementwise_ops.hpp"
+#include "ir/reduce_kind.hpp"
 #include "sharding/rules.hpp"
 #include "trace/promotion.hpp"
 #include "trace/trace.hpp"
 
 namespace shard::trace {
 
-using codegen::EwOp;
-using codegen::ReduceKind;
+using ir::EwOp;
+using ir::ReduceKind;
 using sharding::OptOutSharding;
 using types::DType;
 using types::Shape;
@@ -34,6 +35,25 @@ ValueId unary(Trace& t, const std::string& name, EwOp op, ValueId x);
 ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b);
 ValueId where(Trace& t, ValueId pred, ValueId a, ValueId b);
 ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<ValueId> hi);
+
+// jnp functions composed from primitives (ops_composite.cpp), bound by name by jax.numpy
+// and numpy.
+struct UnaryComposite {
+  const char* name;
+  ValueId (*fn)(Trace&, ValueId);
+};
+struct BinaryComposite {
+  const char* name;
+  ValueId (*fn)(Trace&, ValueId, ValueId);
+};
+const std::vector<UnaryComposite>& unary_composites();
+const std::vector<BinaryComposite>& binary_composites();
+// |a - b| <= atol + rtol*|b|, infinities close only to themselves (jnp.isclose).
+ValueId isclose(Trace& t, ValueId a, ValueId b, double rtol, double atol, bool equal_nan);
+// All elements equal (NaNs equal when equal_nan): a bool scalar.
+ValueId array_equal(Trace& t, ValueId a, ValueId b, bool equal_nan);
+// jnp.round(x, decimals): round half to even at 10**-decimals.
+ValueId round_decimals(Trace& t, ValueId x, int64_t decimals);
 
 // Reductions (`axes` empty = all); sum/prod of bool and ints give int32 as jnp.
 ValueId reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::vector<int64_t> axes, bool keepdims);

@@ -13,24 +13,15 @@ using ir::OpKind;
 namespace {
 DTypeW dtw(const ArrayType& t) { return {t.dtype(), t.weak_type()}; }
 
-bool makes_inexact(EwOp op) {
-  switch (op) {
-    case EwOp::Sqrt: case EwOp::Rsqrt: case EwOp::Exp: case EwOp::Log: case EwOp::Log1p: case EwOp::Sin:
-    case EwOp::Cos: case EwOp::Tan: case EwOp::Tanh: case EwOp::Logistic: case EwOp::Reciprocal:
-    case EwOp::Floor: case EwOp::Ceil: case EwOp::Div: case EwOp::Atan2:
-      return true;
-    default: return false;
-  }
-}
-bool is_comparison(EwOp op) {
-  return op == EwOp::Eq || op == EwOp::Ne || op == EwOp::Lt || op == EwOp::Le || op == EwOp::Gt || op == EwOp::Ge;
-}
-bool is_predicate(EwOp op) { return op == EwOp::IsNan || op == EwOp::IsInf || op == EwOp::IsFinite; }
-
 ir::Attrs ew_attrs(EwOp op) {
   ir::Attrs a;
   a.ew = op;
   return a;
+}
+
+[[noreturn]] void reject_dtype(const std::string& name, DType d, const char* accepted) {
+  throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of {}.", name,
+                                                      types::dtype_name(d), accepted));
 }
 }  // namespace
 
@@ -106,14 +97,27 @@ ValueId broadcast_to(Trace& t, ValueId x, const Shape& shape, const OptOutShardi
   return t.emit(OpKind::BroadcastInDim, {x}, rt, a);
 }
 
+// The dtype rule of the primitive's table row (ir/elementwise_ops.hpp) decides promotion.
 ValueId unary(Trace& t, const std::string& name, EwOp op, ValueId x) {
   const auto& xt = t.type(x);
-  DTypeW in = dtw(xt);
-  DTypeW compute = makes_inexact(op) ? to_inexact(in) : in;
-  if (op == EwOp::Not && in.dtype != DType::Bool && !types::is_int(in.dtype))
-    throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of integer, bool.",
-                                                        name, types::dtype_name(in.dtype)));
-  DTypeW out = is_predicate(op) ? DTypeW{DType::Bool, false} : compute;
+  DTypeW in = dtw(xt), compute = in;
+  switch (ir::ew_info(op).dtype_rule) {
+    case ir::EwDTypeRule::Rounding:
+      if (!types::is_float(in.dtype)) return x;  // jnp.floor(int) is the identity
+      break;
+    case ir::EwDTypeRule::Predicate:
+      if (!types::is_float(in.dtype)) return full(t, xt.shape(), op == EwOp::IsFinite ? 1 : 0, {DType::Bool, false}, std::nullopt);
+      break;
+    case ir::EwDTypeRule::Inexact: compute = to_inexact(in); break;
+    case ir::EwDTypeRule::Bitwise:
+      if (in.dtype != DType::Bool && !types::is_int(in.dtype)) reject_dtype(name, in.dtype, "integer, bool");
+      break;
+    case ir::EwDTypeRule::FloatOnly:
+      if (!types::is_float(in.dtype)) reject_dtype(name, in.dtype, "floating");
+      break;
+    default: break;
+  }
+  DTypeW out = ir::ew_returns_bool(op) ? DTypeW{DType::Bool, false} : compute;
   ValueId xc = convert(t, x, compute);
   auto rt = sharding::propagate_unary(t.ctx(name), t.type(xc), out.dtype).with_weak_type(out.weak);
   return t.emit(OpKind::Elementwise, {xc}, rt, ew_attrs(op));
@@ -123,21 +127,15 @@ ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b)
   const auto& at = t.type(a);
   const auto& bt = t.type(b);
   DTypeW p = promote(dtw(at), dtw(bt));
-  DTypeW compute = makes_inexact(op) ? to_inexact(p) : p;
-  DTypeW out = is_comparison(op) ? DTypeW{DType::Bool, false} : compute;
-  if ((op == EwOp::And || op == EwOp::Or || op == EwOp::Xor) && types::is_float(compute.dtype))
-    throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of integer, bool.",
-                                                        name, types::dtype_name(compute.dtype)));
-  if (op == EwOp::ShiftLeft || op == EwOp::ShiftRightLogical || op == EwOp::ShiftRightArithmetic) {
+  const auto rule = ir::ew_info(op).dtype_rule;
+  DTypeW compute = rule == ir::EwDTypeRule::Inexact ? to_inexact(p) : p;
+  DTypeW out = ir::ew_returns_bool(op) ? DTypeW{DType::Bool, false} : compute;
+  if (rule == ir::EwDTypeRule::Bitwise && types::is_float(compute.dtype)) reject_dtype(name, compute.dtype, "integer, bool");
+  if (rule == ir::EwDTypeRule::Shift) {
     // jnp.left_shift / right_shift: the promoted operands go to lax's shift, a right shift
     // logical for unsigned types and arithmetic for signed ones.
     if (op == EwOp::ShiftRightArithmetic && types::is_unsigned(compute.dtype)) op = EwOp::ShiftRightLogical;
-    if (!types::is_int(compute.dtype))
-      throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of integer.",
-                                                          op == EwOp::ShiftLeft ? "shift_left"
-                                                          : op == EwOp::ShiftRightLogical ? "shift_right_logical"
-                                                                                          : "shift_right_arithmetic",
-                                                          types::dtype_name(compute.dtype)));
+    if (!types::is_int(compute.dtype)) reject_dtype(ir::ew_info(op).primitive, compute.dtype, "integer");
   }
   auto rt = sharding::propagate_elementwise(t.ctx(name), {at, bt}, out.dtype).with_weak_type(out.weak);
   ValueId ac = broadcast_to(t, convert(t, a, compute), rt.shape());
@@ -194,13 +192,6 @@ ValueId bitcast_convert(Trace& t, ValueId x, DType to) {
 }
 
 // lax.erf_inv: floating operands only (lax does not promote).
-ValueId erf_inv(Trace& t, ValueId x) {
-  const auto& xt = t.type(x);
-  if (!types::is_float(xt.dtype()))
-    throw types::ShardingError("TypeError", fmt::format("erf_inv does not accept dtype {}. Accepted dtypes are subtypes of floating.",
-                                                        types::dtype_name(xt.dtype())));
-  auto rt = sharding::propagate_unary(t.ctx("erf_inv"), xt, xt.dtype()).with_weak_type(xt.weak_type());
-  return t.emit(OpKind::Elementwise, {x}, rt, ew_attrs(EwOp::ErfInv));
-}
+ValueId erf_inv(Trace& t, ValueId x) { return unary(t, "erf_inv", EwOp::ErfInv, x); }
 
 }  // namespace shard::trace

@@ -14,6 +14,7 @@ any other error, a wrong value, dtype or shape is a failure.
 usage: jnp_oracle.py SHARD_EXE [-v] [-k SUBSTRING] [--keep DIR]
 Prints `N passed, N failed` last; exit status 1 when anything failed.
 """
+import math
 import os
 import subprocess
 import sys
@@ -42,11 +43,15 @@ def make_inputs():
         "m": RNG.random((8, 16)) < 0.5,
         "n": RNG.random((8, 16)) < 0.5,
         "q": (RNG.random((8, 16)) * 0.5 + 0.75).astype(np.float32),  # near 1 (products)
+        # tiny magnitudes, 1e-8 .. 1e-2, either sign: where exp(x) - 1 or log(1 + x) lose digits
+        "z": (RNG.choice([-1, 1], (8, 16)) * 10.0 ** RNG.uniform(-8, -2, (8, 16))).astype(np.float32),
+        "L": (RNG.standard_normal((8, 16)) * 100).astype(np.float32),  # exp() overflows float32
     }
 
 # ---- cases --------------------------------------------------------------------------------
 # (name, shard expression, numpy reference, tolerance): tolerance "exact", "ew" (rtol 1e-5
-# for elementwise float math) or "red" (reductions/contractions: rtol 1e-5 plus an atol
+# for elementwise float math), "precise" (rtol 1e-6 and no absolute slack: a few float32
+# ulps, for the primitives that must not lose digits near zero) or "red" (reductions/contractions: rtol 1e-5 plus an atol
 # scaled by the magnitude of the summed terms).
 
 def ew(name, expr, ref, tol="ew"):
@@ -64,6 +69,24 @@ add(ew("arcsin", "jnp.arcsin(u)", lambda x: np.arcsin(x["u"])))
 add(ew("arccos", "jnp.arccos(u)", lambda x: np.arccos(x["u"])))
 for fn in ["log", "log1p", "sqrt", "reciprocal", "log2", "log10"]:
     add(ew(fn, f"jnp.{fn}(p)", lambda x, fn=fn: getattr(np, fn)(x["p"])))
+# primitives that keep their digits near zero and far out (float64 references, rounded to float32)
+for fn in ["expm1", "log1p", "sinh"]:
+    add(ew(f"{fn}_tiny", f"jnp.{fn}(z)", lambda x, fn=fn: getattr(np, fn)(_f64(x["z"])).astype(np.float32), "precise"))
+add(ew("cosh_tiny", "jnp.cosh(z) - 1", lambda x: (np.cosh(_f64(x["z"])) - 1).astype(np.float32), "ew"))
+add(ew("cbrt", "jnp.cbrt(a)", lambda x: np.cbrt(_f64(x["a"])).astype(np.float32), "precise"))
+add(ew("cbrt_int", "jnp.cbrt(i)", lambda x: np.cbrt(_f64(x["i"])).astype(np.float32), "precise"))
+add(ew("lax_erf", "jax.lax.erf(a)", lambda x: _erf(_f64(x["a"])).astype(np.float32), "precise"))
+add(ew("lax_erf_tiny", "jax.lax.erf(z)", lambda x: _erf(_f64(x["z"])).astype(np.float32), "precise"))
+add(ew("lax_erfc", "jax.lax.erfc(a * 2)", lambda x: _erfc(_f64(x["a"] * np.float32(2))).astype(np.float32), "precise"))
+add(ew("lax_expm1", "jax.lax.expm1(z)", lambda x: np.expm1(_f64(x["z"])).astype(np.float32), "precise"))
+add(ew("lax_cosh", "jax.lax.cosh(a)", lambda x: np.cosh(_f64(x["a"])).astype(np.float32), "precise"))
+add(ew("nextafter", "jnp.nextafter(a, b)", lambda x: np.nextafter(x["a"], x["b"]), "exact"))
+add(ew("nextafter_up", "jnp.nextafter(z, 1.0)", lambda x: np.nextafter(x["z"], np.float32(1)), "exact"))
+add(ew("lax_nextafter", "jax.lax.nextafter(a, b)", lambda x: np.nextafter(x["a"], x["b"]), "exact"))
+add(ew("logaddexp", "jnp.logaddexp(a, b)", lambda x: np.logaddexp(_f64(x["a"]), _f64(x["b"])).astype(np.float32), "precise"))
+add(ew("logaddexp_large", "jnp.logaddexp(L, a * 100)",
+       lambda x: np.logaddexp(_f64(x["L"]), _f64(x["a"] * np.float32(100))).astype(np.float32), "precise"))
+add(ew("logaddexp_same", "jnp.logaddexp(L, L)", lambda x: np.logaddexp(_f64(x["L"]), _f64(x["L"])).astype(np.float32), "precise"))
 add(ew("rsqrt", "jnp.rsqrt(p)", lambda x: (1 / np.sqrt(x["p"].astype(np.float64))).astype(np.float32)))
 add(ew("exp2", "jnp.exp2(a)", lambda x: np.exp2(x["a"])))
 def _isfinite_ref(x):
@@ -356,6 +379,11 @@ def jax_dtype(d):
     return {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32)}.get(d, d)
 
 
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_f64 = lambda v: v.astype(np.float64)
+
+
 def compare(out, ref, tol, x):
     ref = np.asarray(ref)
     want_dtype = jax_dtype(ref.dtype)
@@ -368,6 +396,9 @@ def compare(out, ref, tol, x):
         return None if ok else f"values differ (max abs diff {np.max(np.abs(out.astype(np.float64) - ref)) if out.size else 0})"
     ref64 = ref.astype(np.float64)
     atol = 1e-6
+    if tol == "precise":
+        ok = np.allclose(out.astype(np.float64), ref64, rtol=1e-6, atol=0, equal_nan=True)
+        return None if ok else f"not within 1e-6 relative: max rel diff {np.max(np.abs(out - ref64) / np.maximum(np.abs(ref64), 1e-300)):.3g}"
     if tol == "red":
         scale = max(float(np.max(np.abs(v))) for v in x.values() if v.dtype.kind == "f")
         atol = 1e-5 * scale * scale * 16

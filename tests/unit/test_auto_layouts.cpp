@@ -39,10 +39,10 @@ TEST_CASE("auto axes: sin -> reshape -> reduce keeps the rows split, no collecti
   ir::Function f;
   auto x = f.new_value(ty(m, {8, 4}));
   f.params = {x};
-  auto y = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(codegen::EwOp::Sin));
+  auto y = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(ir::EwOp::Sin));
   auto z = op1(f, OpKind::Reshape, {y}, ty(m, {8, 2, 2}));
   ir::Attrs sa;
-  sa.reduce = codegen::ReduceKind::Sum;
+  sa.reduce = ir::ReduceKind::Sum;
   sa.dims = {2};
   auto w = op1(f, OpKind::Reduce, {z}, ty(m, {8, 2}), sa);
   f.results = {w};
@@ -72,9 +72,9 @@ TEST_CASE("auto axes: sin, cos, mul of differently split operands: merged layout
   auto x = f.new_value(ty(m, {8, 4}));
   auto y = f.new_value(ty(m, {8, 4}));
   f.params = {x, y};
-  auto a = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(codegen::EwOp::Sin));
-  auto b = op1(f, OpKind::Elementwise, {y}, ty(m, {8, 4}), ew(codegen::EwOp::Cos));
-  auto c = op1(f, OpKind::Elementwise, {a, b}, ty(m, {8, 4}), ew(codegen::EwOp::Mul));
+  auto a = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(ir::EwOp::Sin));
+  auto b = op1(f, OpKind::Elementwise, {y}, ty(m, {8, 4}), ew(ir::EwOp::Cos));
+  auto c = op1(f, OpKind::Elementwise, {a, b}, ty(m, {8, 4}), ew(ir::EwOp::Mul));
   f.results = {c};
 
   const PartitionSpec rows(E{{"dp"}, {}}), cols(E{{}, {"mp"}});
@@ -102,8 +102,8 @@ TEST_CASE("auto axes: a sharding constraint pulls its producers' layout backward
   ir::Function f;
   auto x = f.new_value(ty(m, {8, 4}));
   f.params = {x};
-  auto a = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(codegen::EwOp::Exp));
-  auto one = op1(f, OpKind::Elementwise, {a}, ty(m, {8, 4}), ew(codegen::EwOp::Neg));
+  auto a = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(ir::EwOp::Exp));
+  auto one = op1(f, OpKind::Elementwise, {a}, ty(m, {8, 4}), ew(ir::EwOp::Neg));
   ir::Attrs ca;
   ca.spec = PartitionSpec(E{{"dp"}, {}});
   auto c = op1(f, OpKind::ShardingConstraint, {one}, ty(m, {8, 4}), ca);
@@ -117,6 +117,6 @@ TEST_CASE("auto axes: a sharding constraint pulls its producers' layout backward
   // The local program computes exp on a (2, 4) row block (sliced from the replicated x).
   bool local_rows = false;
   for (const auto& op : parts.local.ops)
-    if (op.kind == OpKind::Elementwise && op.attrs.ew == codegen::EwOp::Exp) local_rows = parts.local.type(op.results[0]).shape() == types::Shape{2, 4};
+    if (op.kind == OpKind::Elementwise && op.attrs.ew == ir::EwOp::Exp) local_rows = parts.local.type(op.results[0]).shape() == types::Shape{2, 4};
   CHECK(local_rows);
 }

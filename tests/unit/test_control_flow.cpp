@@ -38,9 +38,9 @@ ir::Function scan_with_psum(const types::Mesh& m) {
   auto c = body->new_value(gt(m, {8}, PartitionSpec(E{{"x"}})));
   auto x = body->new_value(gt(m, {8}, PartitionSpec(E{{"x"}})));
   body->params = {c, x};
-  auto c2 = op1(*body, OpKind::Elementwise, {c, x}, gt(m, {8}, PartitionSpec(E{{"x"}})), ew(codegen::EwOp::Add));
+  auto c2 = op1(*body, OpKind::Elementwise, {c, x}, gt(m, {8}, PartitionSpec(E{{"x"}})), ew(ir::EwOp::Add));
   ir::Attrs sum;
-  sum.reduce = codegen::ReduceKind::Sum;
+  sum.reduce = ir::ReduceKind::Sum;
   sum.dims = {0};
   auto y = op1(*body, OpKind::Reduce, {c2}, gt(m, {}), sum);
   body->results = {c2, y};
@@ -94,11 +94,11 @@ TEST_CASE("while and cond: trip count from a replicated predicate, branch by ind
   auto cc = cond->new_value(gt(m, {}));
   cond->params = {cc};
   auto ten = op1(*cond, OpKind::Constant, {}, gt(m, {}), scalar_literal(10));
-  cond->results = {op1(*cond, OpKind::Elementwise, {cc, ten}, gt(m, {}, {}, DType::Bool), ew(codegen::EwOp::Lt))};
+  cond->results = {op1(*cond, OpKind::Elementwise, {cc, ten}, gt(m, {}, {}, DType::Bool), ew(ir::EwOp::Lt))};
   auto body = std::make_shared<ir::Function>();
   auto bc = body->new_value(gt(m, {}));
   body->params = {bc};
-  body->results = {op1(*body, OpKind::Elementwise, {bc, bc}, gt(m, {}), ew(codegen::EwOp::Add))};
+  body->results = {op1(*body, OpKind::Elementwise, {bc, bc}, gt(m, {}), ew(ir::EwOp::Add))};
   ir::Function f;
   auto x = f.new_value(gt(m, {}));
   f.params = {x};

@@ -37,10 +37,10 @@ TEST_CASE("a per-device program: transpose, sin, reduce, dot, concatenate, slice
   perm.dims = {1, 0};
   auto xt = add_op(f, OpKind::Transpose, {x}, T(DType::F32, {4, 3}), perm);
   ir::Attrs sin;
-  sin.ew = codegen::EwOp::Sin;
+  sin.ew = ir::EwOp::Sin;
   auto s = add_op(f, OpKind::Elementwise, {xt}, T(DType::F32, {4, 3}), sin);
   ir::Attrs red;
-  red.reduce = codegen::ReduceKind::Sum;
+  red.reduce = ir::ReduceKind::Sum;
   red.dims = {1};
   auto r = add_op(f, OpKind::Reduce, {s}, T(DType::F32, {4}), red);
   ir::Attrs dot;  // x (3x4) @ xt (4x3)

@@ -15,7 +15,7 @@
 #include "spmd/pipeline.hpp"
 
 using namespace shard;
-using codegen::EwOp;
+using ir::EwOp;
 using ir::OpKind;
 using types::DType;
 
@@ -203,7 +203,7 @@ TEST_CASE("a reduction splits groups; its broadcast result is read with stride 0
   f.params = {a, b, c};
   auto p = ew(f, EwOp::Mul, {ew(f, EwOp::Exp, {a}), b});
   ir::Attrs red;
-  red.reduce = codegen::ReduceKind::Sum;
+  red.reduce = ir::ReduceKind::Sum;
   red.dims = {1};
   auto s = add_op(f, OpKind::Reduce, {p}, T(DType::F32, {4}), red);
   auto one = broadcast(f, constant(f, DType::F32, 1.0f), {4, 8}, {});
@@ -407,7 +407,7 @@ TEST_CASE("random programs compute the same fused and unfused", "[fusion]") {
             s = constant(f, DType::F32, 0.5f + static_cast<float>(rnd(4)));
           } else {
             ir::Attrs red;
-            red.reduce = codegen::ReduceKind::Max;
+            red.reduce = ir::ReduceKind::Max;
             red.dims = {0, 1};
             s = ew(f, EwOp::Cos, {add_op(f, OpKind::Reduce, {v}, T(DType::F32, {}), red)});
           }

@@ -16,7 +16,7 @@ inline ir::ValueId op1(ir::Function& f, ir::OpKind k, std::vector<ir::ValueId> i
   return r;
 }
 
-inline ir::Attrs ew(codegen::EwOp op) {
+inline ir::Attrs ew(ir::EwOp op) {
   ir::Attrs a;
   a.ew = op;
   return a;

@@ -59,7 +59,7 @@ TEST_CASE("partitionable split, fold_in and bits hash each element's own index",
     ValueId folded = trace::random::fold_in(t, key, u32(t, 1));
     ValueId bits = trace::random::bits(t, key, {2, 3});
     auto [x, y] = trace::random::threefry2x32(t, u32(t, 0), u32(t, 0), u32(t, 0), u32(t, 4));
-    return std::vector<ValueId>{key, keys, folded, bits, trace::binary(t, "xor", codegen::EwOp::Xor, x, y)};
+    return std::vector<ValueId>{key, keys, folded, bits, trace::binary(t, "xor", ir::EwOp::Xor, x, y)};
   });
   CHECK(out[0] == std::vector<uint32_t>{0, 0});
   // split(key(0), 3): counters (0, i) row by row; row 0 is the known answer above.
@@ -71,7 +71,7 @@ TEST_CASE("partitionable split, fold_in and bits hash each element's own index",
 
 TEST_CASE("lax shifts define out-of-range counts; bitcast and erf_inv", "[random]") {
   auto out = run32([](trace::Trace& t) {
-    using codegen::EwOp;
+    using ir::EwOp;
     ValueId x = vec(t, {1, -8, 0x40000000, -1});
     ValueId n = vec(t, {1, 2, 32, -1});
     ValueId inv = trace::erf_inv(t, trace::constant(t, DType::F32, {3}, std::vector<float>{0.5f, -0.9f, 1.0f}.data()));

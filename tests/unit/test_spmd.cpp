@@ -37,7 +37,7 @@ TEST_CASE("sum over a sharded dim: local reduce + one all-reduce over dp", "[spm
   auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
   f.params = {x};
   ir::Attrs a;
-  a.reduce = codegen::ReduceKind::Sum;
+  a.reduce = ir::ReduceKind::Sum;
   a.dims = {0};
   f.results = {op1(f, OpKind::Reduce, {x}, gtype(m, {4}, PartitionSpec(E{{"mp"}})), a)};
   auto host = iota(32);
@@ -58,7 +58,7 @@ TEST_CASE("sharded + replicated operands: the replicated one is sliced locally, 
   auto y = f.new_value(gtype(m, {8, 4}, PartitionSpec()));
   f.params = {x, y};
   ir::Attrs a;
-  a.ew = codegen::EwOp::Add;
+  a.ew = ir::EwOp::Add;
   f.results = {op1(f, OpKind::Elementwise, {x, y}, gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), a)};
   auto hx = iota(32), hy = iota(32, 100);
   auto run = exec::run_global(f, {put(m, hx, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), put(m, hy, {8, 4}, PartitionSpec())});

@@ -42,13 +42,13 @@ TEST_CASE("traced jnp ops: promotion, broadcasting, shardings, values", "[trace]
   trace::Trace t("f", m.abstract_mesh());
   auto px = t.param(x->type), pb = t.param(b->type);
   // sin(x) + b * 2 (b broadcast along rows), then sum over rows, then argmax.
-  auto s = trace::unary(t, "sin", codegen::EwOp::Sin, px);
+  auto s = trace::unary(t, "sin", ir::EwOp::Sin, px);
   auto two = trace::scalar_constant(t, 2, {DType::I32, true});
-  auto y = trace::binary(t, "add", codegen::EwOp::Add, s, trace::binary(t, "mul", codegen::EwOp::Mul, pb, two));
+  auto y = trace::binary(t, "add", ir::EwOp::Add, s, trace::binary(t, "mul", ir::EwOp::Mul, pb, two));
   CHECK(t.type(y).str_short() == "float32[8@dp,4@mp]");
-  auto r = trace::reduce(t, "sum", codegen::ReduceKind::Sum, y, {0}, false);
+  auto r = trace::reduce(t, "sum", ir::ReduceKind::Sum, y, {0}, false);
   CHECK(t.type(r).str_short() == "float32[4@mp]");
-  auto am = trace::argminmax(t, "argmax", codegen::ReduceKind::Max, y, 1, false);
+  auto am = trace::argminmax(t, "argmax", ir::ReduceKind::Max, y, 1, false);
   CHECK(t.type(am).str_short() == "int32[8@dp]");
   auto fn = t.finish({y, r, am});
   INFO(ir::print(fn));

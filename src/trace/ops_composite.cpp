@@ -1,0 +1,117 @@
+// jnp functions without a primitive of their own, composed from primitives. Defined once
+// here; jax.numpy and numpy bind them by name (the numpy binding first casts to numpy's
+// dtypes, so the same composition serves both).
+#include <cmath>
+
+#include "trace/ops.hpp"
+
+namespace shard::trace {
+
+namespace {
+
+DTypeW dtw(Trace& t, ValueId x) { return {t.type(x).dtype(), t.type(x).weak_type()}; }
+// A weak constant of x's floating dtype.
+ValueId cst(Trace& t, double v, ValueId like) { return scalar_constant(t, v, {to_inexact(dtw(t, like)).dtype, true}); }
+ValueId to_float(Trace& t, ValueId x) { return convert(t, x, to_inexact(dtw(t, x))); }
+bool is_exact(Trace& t, ValueId x) { return !types::is_float(t.type(x).dtype()); }
+ValueId to_bool(Trace& t, ValueId x) { return convert(t, x, {DType::Bool, false}); }
+
+ValueId un(Trace& t, EwOp op, ValueId x) { return unary(t, ir::ew_info(op).primitive, op, x); }
+ValueId bin(Trace& t, EwOp op, ValueId x, ValueId y) { return binary(t, ir::ew_info(op).primitive, op, x, y); }
+ValueId scaled(Trace& t, ValueId x, double factor) {
+  x = to_float(t, x);
+  return bin(t, EwOp::Mul, x, cst(t, factor, x));
+}
+
+// asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 - x^2), x).
+ValueId sqrt_one_minus_sq(Trace& t, ValueId x) {
+  return un(t, EwOp::Sqrt, bin(t, EwOp::Sub, cst(t, 1, x), bin(t, EwOp::Mul, x, x)));
+}
+
+// Rounds toward zero; integers are already whole.
+ValueId trunc(Trace& t, ValueId x) {
+  if (is_exact(t, x)) return x;
+  ValueId neg = bin(t, EwOp::Lt, x, cst(t, 0, x));
+  return where(t, neg, un(t, EwOp::Ceil, x), un(t, EwOp::Floor, x));
+}
+
+ValueId identity(Trace&, ValueId x) { return x; }
+
+}  // namespace
+
+const std::vector<UnaryComposite>& unary_composites() {
+  static const std::vector<UnaryComposite> table = {
+      {"fabs", [](Trace& t, ValueId x) { return un(t, EwOp::Abs, to_float(t, x)); }},
+      {"positive", identity},
+      {"conj", identity},
+      {"conjugate", identity},
+      {"real", identity},
+      {"fix", trunc},
+      {"trunc", trunc},
+      {"logical_not", [](Trace& t, ValueId x) { return un(t, EwOp::Not, to_bool(t, x)); }},
+      {"exp2", [](Trace& t, ValueId x) { return un(t, EwOp::Exp, scaled(t, x, M_LN2)); }},
+      {"log2", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Div, un(t, EwOp::Log, x), cst(t, M_LN2, x)); }},
+      {"log10", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Div, un(t, EwOp::Log, x), cst(t, M_LN10, x)); }},
+      {"arcsin", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, sqrt_one_minus_sq(t, x)); }},
+      {"arccos", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, sqrt_one_minus_sq(t, x), x); }},
+      {"arctan", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, cst(t, 1, x)); }},
+      {"deg2rad", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
+      {"radians", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
+      {"rad2deg", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
+      {"degrees", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
+      {"signbit", [](Trace& t, ValueId x) { return bin(t, EwOp::Lt, x, scalar_constant(t, 0, {DType::I32, true})); }},
+  };
+  return table;
+}
+
+const std::vector<BinaryComposite>& binary_composites() {
+  static const std::vector<BinaryComposite> table = {
+      {"float_power", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::Pow, to_float(t, x), y); }},
+      {"logical_and", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::And, to_bool(t, x), to_bool(t, y)); }},
+      {"logical_or", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::Or, to_bool(t, x), to_bool(t, y)); }},
+      {"logical_xor", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::Xor, to_bool(t, x), to_bool(t, y)); }},
+      {"hypot", [](Trace& t, ValueId x, ValueId y) {
+         x = to_float(t, x);
+         y = to_float(t, y);
+         return un(t, EwOp::Sqrt, bin(t, EwOp::Add, bin(t, EwOp::Mul, x, x), bin(t, EwOp::Mul, y, y)));
+       }},
+      {"copysign", [](Trace& t, ValueId x, ValueId y) {
+         ValueId ax = un(t, EwOp::Abs, to_float(t, x));
+         ValueId neg = bin(t, EwOp::Lt, y, scalar_constant(t, 0, {DType::I32, true}));
+         return where(t, neg, un(t, EwOp::Neg, ax), ax);
+       }},
+  };
+  return table;
+}
+
+ValueId isclose(Trace& t, ValueId a, ValueId b, double rtol, double atol, bool equal_nan) {
+  DTypeW p = promote(dtw(t, a), dtw(t, b));
+  if (!types::is_float(p.dtype)) return bin(t, EwOp::Eq, a, b);
+  a = convert(t, a, p);
+  b = convert(t, b, p);
+  ValueId diff = un(t, EwOp::Abs, bin(t, EwOp::Sub, a, b));
+  ValueId tol = bin(t, EwOp::Add, scalar_constant(t, atol, {p.dtype, true}),
+                    bin(t, EwOp::Mul, scalar_constant(t, rtol, {p.dtype, true}), un(t, EwOp::Abs, b)));
+  ValueId out = bin(t, EwOp::Le, diff, tol);
+  // Infinities are close only to themselves.
+  ValueId any_inf = bin(t, EwOp::Or, un(t, EwOp::IsInf, a), un(t, EwOp::IsInf, b));
+  out = where(t, any_inf, bin(t, EwOp::Eq, a, b), out);
+  if (equal_nan) out = bin(t, EwOp::Or, out, bin(t, EwOp::And, un(t, EwOp::IsNan, a), un(t, EwOp::IsNan, b)));
+  return out;
+}
+
+ValueId array_equal(Trace& t, ValueId a, ValueId b, bool equal_nan) {
+  ValueId eq = bin(t, EwOp::Eq, a, b);
+  if (equal_nan && !is_exact(t, a) && !is_exact(t, b))
+    eq = bin(t, EwOp::Or, eq, bin(t, EwOp::And, un(t, EwOp::IsNan, a), un(t, EwOp::IsNan, b)));
+  return reduce(t, "array_equal", ReduceKind::And, eq, {}, false);
+}
+
+ValueId round_decimals(Trace& t, ValueId x, int64_t decimals) {
+  if (is_exact(t, x)) return x;
+  if (decimals == 0) return un(t, EwOp::Round, x);
+  ValueId f = cst(t, std::pow(10.0, static_cast<double>(decimals)), x);
+  return bin(t, EwOp::Div, un(t, EwOp::Round, bin(t, EwOp::Mul, x, f)), f);
+}
+
+}  // namespace shard::trace
