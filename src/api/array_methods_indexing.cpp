@@ -62,12 +62,7 @@ ValueId dynamic_take(Trace& t, ValueId x, const ParsedIndex& p, const std::vecto
   const auto xt = t.type(x);
   Shape sizes = xt.shape();
   for (auto& [d, v] : p.dynamic) sizes[d] = 1;
-  std::vector<ValueId> operands = {x};
-  for (auto s0 : dynamic_starts(t, xt, p, idx)) operands.push_back(s0);
-  auto rt = sharding::propagate_dynamic_slice(t.ctx("dynamic_slice"), xt, sizes);
-  ir::Attrs a;
-  a.dims = sizes;
-  return t.emit(ir::OpKind::DynamicSlice, operands, rt, a);
+  return trace::dynamic_slice(t, x, dynamic_starts(t, xt, p, idx), sizes);
 }
 
 bool is_index_array(const Value& v) {
@@ -266,19 +261,6 @@ ValueId build_read(Trace& t, ValueId x, const ParsedIndex& p) {
   return v;
 }
 
-ValueId pad(Trace& t, ValueId x, ValueId value, const Shape& low, const Shape& high) {
-  bool any = false;
-  for (size_t d = 0; d < low.size(); ++d) any |= low[d] != 0 || high[d] != 0;
-  if (!any) return x;
-  std::vector<sharding::PadDim> cfg;
-  for (size_t d = 0; d < low.size(); ++d) cfg.push_back({low[d], high[d], 0});
-  auto rt = sharding::propagate_pad(t.ctx("pad"), t.type(x), cfg);
-  ir::Attrs a;
-  a.dims = low;
-  a.dims2 = high;
-  return t.emit(ir::OpKind::Pad, {x, value}, rt, a);
-}
-
 // The inverse of build_read for basic indices: `u` (shaped like x[idx]) placed over x's
 // shape, `fill` elsewhere.
 ValueId spread(Trace& t, ValueId u, const ParsedIndex& p, const Shape& xshape, double fill) {
@@ -302,7 +284,7 @@ ValueId spread(Trace& t, ValueId u, const ParsedIndex& p, const Shape& xshape, d
     ValueId v = trace::reshape(t, u, split);
     Shape low(split.size(), 0), high(split.size(), 0);
     high[d + 1] = step - 1;
-    v = pad(t, v, fillv, low, high);
+    v = trace::pad(t, v, fillv, low, high);
     Shape merged = cur;
     merged[d] = n * step;
     v = trace::reshape(t, v, merged);
@@ -318,7 +300,7 @@ ValueId spread(Trace& t, ValueId u, const ParsedIndex& p, const Shape& xshape, d
     low[d] = lowest;
     high[d] = xshape[d] - lowest - cur[d];
   }
-  return pad(t, u, fillv, low, high);
+  return trace::pad(t, u, fillv, low, high);
 }
 
 enum class UpdateKind { Set, Add, Mul, Min, Max, Div, Pow };
@@ -382,10 +364,7 @@ Value dynamic_update(Interp& I, const Value& x, const Value& update, const Parse
       case UpdateKind::Pow: combined = trace::binary(t, name, EwOp::Pow, block, u); break;
     }
     combined = trace::convert(t, combined, {xd.dtype, false});
-    std::vector<ValueId> operands2 = {xv, combined};
-    for (auto s0 : dynamic_starts(t, t.type(xv), p, idx)) operands2.push_back(s0);
-    auto rt = sharding::propagate_dynamic_update_slice(t.ctx("dynamic_update_slice"), t.type(xv), t.type(combined));
-    return std::vector<ValueId>{t.emit(ir::OpKind::DynamicUpdateSlice, operands2, rt)};
+    return std::vector<ValueId>{trace::dynamic_update_slice(t, xv, combined, dynamic_starts(t, t.type(xv), p, idx))};
   });
 }
 

@@ -100,21 +100,6 @@ ValueId repeat_body(Trace& t, ValueId x, int64_t repeats, std::optional<int64_t>
   return trace::reshape(t, v, final_shape, explicit_out(rt));
 }
 
-ValueId pad_op(Trace& t, ValueId x, ValueId value, const Shape& low, const Shape& high) {
-  std::vector<sharding::PadDim> cfg;
-  bool any = false;
-  for (size_t d = 0; d < low.size(); ++d) {
-    cfg.push_back({low[d], high[d], 0});
-    any |= low[d] || high[d];
-  }
-  if (!any) return x;
-  auto rt = sharding::propagate_pad(t.ctx("pad"), t.type(x), cfg);
-  ir::Attrs a;
-  a.dims = low;
-  a.dims2 = high;
-  return t.emit(ir::OpKind::Pad, {x, value}, rt, a);
-}
-
 // (low, high) per dim from numpy's pad_width forms: n, (n,), (b, a), ((b0, a0), ...).
 std::vector<std::pair<int64_t, int64_t>> pad_widths(Interp& I, const Value& v, size_t rank) {
   std::vector<std::pair<int64_t, int64_t>> out(rank);
@@ -398,7 +383,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
         high.push_back(e);
       }
       ValueId c = trace::scalar_constant(t, cv, {t.type(v).dtype(), false});
-      return pad_op(t, v, c, low, high);
+      return trace::pad(t, v, c, low, high);
     });
   });
   def_jnp(m, "atleast_1d", [](Interp& I, CallArgs& a) {

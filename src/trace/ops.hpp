@@ -74,6 +74,12 @@ ValueId slice(Trace& t, ValueId x, const Shape& start, const Shape& limit, const
 // Integer indices at `dims` (already in range) remove those dims.
 ValueId index_dims(Trace& t, ValueId x, const std::vector<int64_t>& dims, const std::vector<int64_t>& indices);
 ValueId rev(Trace& t, ValueId x, std::vector<int64_t> dims);
+// lax.pad without interior padding; `value` is converted to x's dtype. No padding returns x
+// unless keep_if_empty (lax.pad records the op anyway).
+ValueId pad(Trace& t, ValueId x, ValueId value, const Shape& low, const Shape& high, bool keep_if_empty = false);
+// Start indices are int32 scalars already in range (callers wrap negative ones as JAX does).
+ValueId dynamic_slice(Trace& t, ValueId x, const std::vector<ValueId>& starts, const Shape& sizes);
+ValueId dynamic_update_slice(Trace& t, ValueId x, ValueId update, const std::vector<ValueId>& starts);
 
 // Contractions.
 ValueId dot_general(Trace& t, ValueId lhs, ValueId rhs, const sharding::DotDims& dims,

@@ -203,6 +203,37 @@ ValueId matmul(Trace& t, ValueId lhs, ValueId rhs, const OptOutSharding& out_sha
   return dot_general(t, lhs, rhs, d, out_sharding, name);
 }
 
+ValueId pad(Trace& t, ValueId x, ValueId value, const Shape& low, const Shape& high, bool keep_if_empty) {
+  std::vector<sharding::PadDim> cfg;
+  bool any = false;
+  for (size_t d = 0; d < low.size(); ++d) {
+    cfg.push_back({low[d], high[d], 0});
+    any |= low[d] != 0 || high[d] != 0;
+  }
+  if (!any && !keep_if_empty) return x;
+  auto rt = sharding::propagate_pad(t.ctx("pad"), t.type(x), cfg);
+  ir::Attrs a;
+  a.dims = low;
+  a.dims2 = high;
+  return t.emit(OpKind::Pad, {x, convert(t, value, {t.type(x).dtype(), false})}, rt, a);
+}
+
+ValueId dynamic_slice(Trace& t, ValueId x, const std::vector<ValueId>& starts, const Shape& sizes) {
+  auto rt = sharding::propagate_dynamic_slice(t.ctx("dynamic_slice"), t.type(x), sizes);
+  std::vector<ValueId> operands = {x};
+  operands.insert(operands.end(), starts.begin(), starts.end());
+  ir::Attrs a;
+  a.dims = sizes;
+  return t.emit(OpKind::DynamicSlice, operands, rt, a);
+}
+
+ValueId dynamic_update_slice(Trace& t, ValueId x, ValueId update, const std::vector<ValueId>& starts) {
+  auto rt = sharding::propagate_dynamic_update_slice(t.ctx("dynamic_update_slice"), t.type(x), t.type(update));
+  std::vector<ValueId> operands = {x, update};
+  operands.insert(operands.end(), starts.begin(), starts.end());
+  return t.emit(OpKind::DynamicUpdateSlice, operands, rt);
+}
+
 ValueId reshard(Trace& t, ValueId x, const OptOutSharding& spec) {
   auto rt = sharding::propagate_reshard(t.ctx("reshard"), t.type(x), spec);
   return t.emit(OpKind::Reshard, {x}, rt);
