@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "ir/builder.hpp"
+
 namespace shard::spmd {
 
 using ir::OpKind;
@@ -35,27 +37,20 @@ types::Shape LocalBuilder::local_shape(const types::Shape& global, const Partiti
 }
 
 ir::ValueId LocalBuilder::param(DType dt, const types::Shape& local) {
-  auto v = fn_.new_value(ir::ArrayType(dt, local));
-  fn_.params.push_back(v);
-  return v;
+  return ir::Builder(fn_).param(ir::ArrayType(dt, local));
 }
 
 ir::ValueId LocalBuilder::emit(OpKind kind, std::vector<ir::ValueId> operands, DType dt, const types::Shape& local,
                                ir::Attrs attrs) {
-  auto r = fn_.new_value(ir::ArrayType(dt, local));
-  fn_.ops.push_back(ir::Op{kind, std::move(operands), {r}, std::move(attrs), loc_});
-  return r;
+  return ir::Builder(fn_, loc_).op(kind, std::move(operands), ir::ArrayType(dt, local), std::move(attrs));
 }
 
 std::vector<ir::ValueId> LocalBuilder::emit_multi(OpKind kind, std::vector<ir::ValueId> operands,
                                                   const std::vector<std::pair<DType, types::Shape>>& results, ir::Attrs attrs,
                                                   std::vector<std::shared_ptr<const ir::Function>> regions) {
-  std::vector<ir::ValueId> rs;
-  for (auto& [dt, shape] : results) rs.push_back(fn_.new_value(ir::ArrayType(dt, shape)));
-  ir::Op op{kind, std::move(operands), rs, std::move(attrs), loc_};
-  op.regions = std::move(regions);
-  fn_.ops.push_back(std::move(op));
-  return rs;
+  std::vector<ir::ArrayType> types;
+  for (auto& [dt, shape] : results) types.emplace_back(dt, shape);
+  return ir::Builder(fn_, loc_).op_multi(kind, std::move(operands), types, std::move(attrs), std::move(regions));
 }
 
 ir::ValueId LocalBuilder::scalar_i32(int64_t v) {

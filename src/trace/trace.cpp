@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "ir/builder.hpp"
+
 namespace shard::trace {
 
 Trace::Trace(std::string name, types::AbstractMesh context_mesh) : mesh_(std::move(context_mesh)) { fn_.name = std::move(name); }
@@ -54,25 +56,17 @@ TraceScope::TraceScope(std::shared_ptr<Trace> t) { trace_stack().push_back(std::
 TraceScope::~TraceScope() { trace_stack().pop_back(); }
 
 ValueId Trace::param(const ArrayType& t) {
-  auto v = fn_.new_value(t);
-  fn_.params.push_back(v);
+  auto v = ir::Builder(fn_).param(t);
   return v;
 }
 
 ValueId Trace::emit(ir::OpKind kind, std::vector<ValueId> operands, ArrayType result, ir::Attrs attrs) {
-  auto r = fn_.new_value(std::move(result));
-  fn_.ops.push_back(ir::Op{kind, std::move(operands), {r}, std::move(attrs), loc_});
-  return r;
+  return ir::Builder(fn_, loc_).op(kind, std::move(operands), std::move(result), std::move(attrs));
 }
 
 std::vector<ValueId> Trace::emit_multi(ir::OpKind kind, std::vector<ValueId> operands, const std::vector<ArrayType>& results,
                                        ir::Attrs attrs, std::vector<std::shared_ptr<const ir::Function>> regions) {
-  std::vector<ValueId> rs;
-  for (auto& t : results) rs.push_back(fn_.new_value(t));
-  ir::Op op{kind, std::move(operands), rs, std::move(attrs), loc_};
-  op.regions = std::move(regions);
-  fn_.ops.push_back(std::move(op));
-  return rs;
+  return ir::Builder(fn_, loc_).op_multi(kind, std::move(operands), results, std::move(attrs), std::move(regions));
 }
 
 ir::Function Trace::finish(std::vector<ValueId> results) {

@@ -5,15 +5,13 @@
 #include <vector>
 
 #include "exec/array.hpp"
-#include "ir/ir.hpp"
+#include "ir/builder.hpp"
 
 namespace shard::testing {
 
 // Appends op `k` with one result of type `t` to `f`; returns the result.
 inline ir::ValueId op1(ir::Function& f, ir::OpKind k, std::vector<ir::ValueId> ins, ir::ArrayType t, ir::Attrs a = {}) {
-  auto r = f.new_value(std::move(t));
-  f.ops.push_back(ir::Op{k, std::move(ins), {r}, std::move(a), {}});
-  return r;
+  return ir::Builder(f).op(k, std::move(ins), std::move(t), std::move(a));
 }
 
 inline ir::Attrs ew(ir::EwOp op) {
