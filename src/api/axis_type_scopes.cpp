@@ -101,9 +101,7 @@ Value cast_keeping_layout(Interp& I, const Value& x, const types::ArrayType& to,
   if (auto* t = as_tracer(x)) {
     if (t->type() == to) return x;
     return apply(I, "mesh_cast", {x}, [&](trace::Trace& tc, const std::vector<ir::ValueId>& ids) {
-      ir::Attrs attrs;
-      attrs.ew = ir::EwOp::Convert;
-      return std::vector<ir::ValueId>{tc.emit(ir::OpKind::Elementwise, {ids[0]}, to, attrs)};
+      return std::vector<ir::ValueId>{trace::retype(tc, ids[0], to)};
     });
   }
   return x;
@@ -120,9 +118,7 @@ Value cast_to_sharding(Interp& I, const Value& x, const types::ArrayType& to, co
     return guarded(I, [&] { return wrap(exec::reshard_array(arr, m, spec.normalized(to.rank()), to, false)); });
   }
   return apply(I, "sharding_constraint", {x}, [&](trace::Trace& tc, const std::vector<ir::ValueId>& ids) {
-    ir::Attrs attrs;
-    attrs.spec = spec.normalized(to.rank());
-    return std::vector<ir::ValueId>{tc.emit(ir::OpKind::ShardingConstraint, {ids[0]}, to, attrs)};
+    return std::vector<ir::ValueId>{trace::sharding_constraint(tc, ids[0], to, spec.normalized(to.rank()))};
   });
 }
 
@@ -397,9 +393,7 @@ Value constrain_leaf(Interp& I, const Value& x, const sharding::OutSharding& s) 
   guarded(I, [&] { types::NamedSharding(target.abstract_mesh(), layout).check_divisible(t.shape()); });
   if (as_tracer(x) || active) {
     return apply(I, "with_sharding_constraint", {x}, [&](trace::Trace& tc, const std::vector<ir::ValueId>& ids) {
-      ir::Attrs attrs;
-      attrs.spec = layout;
-      return std::vector<ir::ValueId>{tc.emit(ir::OpKind::ShardingConstraint, {ids[0]}, tc.type(ids[0]), attrs)};
+      return std::vector<ir::ValueId>{trace::sharding_constraint(tc, ids[0], tc.type(ids[0]), layout)};
     });
   }
   auto* a = as_array(x);

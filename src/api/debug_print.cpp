@@ -7,7 +7,7 @@
 #include "api/debug_print.hpp"
 #include "api/jit_tree.hpp"
 #include "exec/host_callback.hpp"
-#include "trace/trace.hpp"
+#include "trace/ops.hpp"
 
 namespace shard::api {
 
@@ -72,11 +72,7 @@ Value jax_debug_print(Interp& I, CallArgs& a) {
     print_formatted(*interp, text_fmt, args, kwargs);
   });
   apply_multi(I, "debug_print", operands, [&](trace::Trace& t, const std::vector<ir::ValueId>& ids) {
-    ir::Attrs attrs;
-    attrs.axes = identity;
-    attrs.payload = callback;
-    for (auto v : ids) attrs.flag |= !t.type(v).vma().empty();  // varying: every device prints its value
-    t.emit_multi(ir::OpKind::HostCallback, ids, {}, attrs, {});
+    trace::host_callback(t, ids, identity, callback);
     return std::vector<ir::ValueId>{};
   });
   return interp::none();

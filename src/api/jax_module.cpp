@@ -139,9 +139,7 @@ Value device_put_leaf(Interp& I, const Value& x, const Value& dest) {
     auto named = *t.named;
     return apply(I, "device_put", {x}, [named](trace::Trace& tc, const std::vector<ir::ValueId>& ids) {
       auto rt = sharding::propagate_device_put(tc.ctx("device_put"), tc.type(ids[0]), named);
-      ir::Attrs attrs;
-      attrs.spec = named.spec();
-      return std::vector<ir::ValueId>{tc.emit(ir::OpKind::ShardingConstraint, {ids[0]}, rt, attrs)};
+      return std::vector<ir::ValueId>{trace::sharding_constraint(tc, ids[0], rt, named.spec())};
     });
   }
   return guarded(I, [&]() -> Value {

@@ -115,11 +115,7 @@ Value like_impl(Interp& I, CallArgs& a, const char* name, std::optional<double> 
   const bool weak = !dt && xt.weak_type();
   MeshScope scope(out);
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    auto rt = sharding::propagate_full_like(t.ctx(name), t.type(ids[0]), d, shape, out).with_weak_type(weak);
-    ValueId c = trace::scalar_constant(t, fv, {d, weak});
-    ir::Attrs at;
-    if (rt.rank() == 0) return std::vector<ValueId>{c};
-    return std::vector<ValueId>{t.emit(ir::OpKind::BroadcastInDim, {c}, rt, at)};
+    return std::vector<ValueId>{trace::full_like(t, name, ids[0], fv, {d, weak}, shape, out)};
   });
 }
 

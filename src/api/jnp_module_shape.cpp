@@ -172,11 +172,7 @@ Value op_transpose(Interp& I, const Value& x, std::vector<int64_t> perm) {
 Value op_astype(Interp& I, const Value& x, DType d) {
   return run(I, "convert_element_type", x, [&](Trace& t, ValueId v) {
     ValueId r = trace::convert(t, v, {d, false});
-    if (r == v && t.type(v).weak_type()) {
-      // Weak-only change: same data, strong type.
-      auto rt = t.type(v).with_weak_type(false);
-      return t.emit(ir::OpKind::Reshape, {v}, rt);
-    }
+    if (r == v && t.type(v).weak_type()) return trace::retype(t, v, t.type(v).with_weak_type(false));  // same data, strong type
     return r;
   });
 }

@@ -125,12 +125,8 @@ WhileParts trace_while_parts(Interp& I, Trace& t, const char* loop, const Value&
 }
 
 std::vector<ValueId> emit_while(Trace& t, const WhileParts& w, const std::vector<ValueId>& carry) {
-  std::vector<ValueId> operands = w.cond.captured;
-  operands.insert(operands.end(), w.body.captured.begin(), w.body.captured.end());
-  operands.insert(operands.end(), carry.begin(), carry.end());
-  ir::Attrs a;
-  a.dims = {static_cast<int64_t>(w.cond.captured.size()), static_cast<int64_t>(w.body.captured.size())};
-  return t.emit_multi(ir::OpKind::While, operands, carry_result_types(t, carry, w.body.result_types), a, {w.cond.fn, w.body.fn});
+  return trace::while_loop(t, {w.cond.fn, w.cond.captured}, {w.body.fn, w.body.captured}, carry,
+                           carry_result_types(t, carry, w.body.result_types));
 }
 
 Value lax_while_loop(Interp& I, CallArgs& a) {
@@ -205,14 +201,7 @@ std::vector<ValueId> emit_scan(Interp& I, Trace& t, const ScanSetup& s, std::vec
       entries.insert(entries.begin(), types::PartitionSpec::Entry{});
       result_types.push_back(ArrayType(yt.dtype(), shape, yt.mesh(), types::PartitionSpec(entries), yt.vma(), yt.weak_type()));
     }
-    std::vector<ValueId> operands = body.captured;
-    operands.insert(operands.end(), carry.begin(), carry.end());
-    operands.insert(operands.end(), xs.begin(), xs.end());
-    ir::Attrs a;
-    a.dims = {static_cast<int64_t>(body.captured.size()), static_cast<int64_t>(s.ncarry)};
-    a.axis = s.length;
-    a.flag = s.reverse;
-    return t.emit_multi(ir::OpKind::Scan, operands, result_types, a, {body.fn});
+    return trace::scan(t, {body.fn, body.captured}, carry, xs, result_types, s.length, s.reverse);
   }
 }
 
@@ -381,10 +370,9 @@ std::vector<ValueId> emit_branches(Interp& I, Trace& t, ValueId index, const std
     for (auto& r : regions) weak &= r.result_types[k].weak_type();
     result_types[k] = result_types[k].with_weak_type(weak);
   }
-  std::vector<ValueId> operands{index};
-  operands.insert(operands.end(), args.begin(), args.end());
+  std::vector<ValueId> operands = args;
   operands.insert(operands.end(), captured.begin(), captured.end());
-  return t.emit_multi(ir::OpKind::Cond, operands, result_types, {}, fns);
+  return trace::cond(t, index, operands, fns, result_types);
 }
 
 Value run_branches(Interp& I, const char* name, const Value& index_or_pred, const std::vector<Value>& branches,

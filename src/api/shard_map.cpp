@@ -10,7 +10,7 @@
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "sharding/rules.hpp"
-#include "trace/trace.hpp"
+#include "trace/ops.hpp"
 
 namespace shard::api {
 
@@ -153,18 +153,10 @@ std::vector<ValueId> emit_shard_map(Interp& I, Trace& t, const Config& c, const 
     out_types.push_back(sharding::shard_map_output(sm, body->type(results[i]), out_specs[i].spec,
                                                    sharding::SpecSite{out_paths[i], out_specs[i].spec_path, ""}));
   ir::Function fn = body->finish(results);  // params: the explicit ones, then the captured values
-  ir::Attrs a;
-  a.axes = sm.manual_axes;
-  a.flag = sm.check_vma;
-  for (auto& s : in) a.specs.push_back(s.spec);
-  for (auto& s : out_specs) a.specs2.push_back(s.spec);
-  // The concrete mesh (device ids row-major, shape): where a jitted program without committed
-  // inputs or context mesh must run (exec::place_inputs can read it from here).
-  for (int id : mesh.device_ids()) a.dims.push_back(id);
-  a.dims2 = mesh.abstract_mesh().axis_sizes();
-  std::vector<ValueId> operands = ids;
-  operands.insert(operands.end(), body->captured().begin(), body->captured().end());
-  return t.emit_multi(ir::OpKind::ShardMap, operands, out_types, a, {std::make_shared<const ir::Function>(std::move(fn))});
+  trace::ShardMapSpecs specs{sm.manual_axes, sm.check_vma, {}, {}, mesh};
+  for (auto& s : in) specs.in_specs.push_back(s.spec);
+  for (auto& s : out_specs) specs.out_specs.push_back(s.spec);
+  return trace::shard_map(t, {std::make_shared<const ir::Function>(std::move(fn)), body->captured()}, ids, out_types, specs);
 }
 
 // An eager call's committed inputs on another mesh move to the shard_map's mesh first.

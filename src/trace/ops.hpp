@@ -90,6 +90,9 @@ ValueId matmul(Trace& t, ValueId lhs, ValueId rhs, const OptOutSharding& out_sha
 // Creation.
 ValueId iota(Trace& t, DType dtype, const Shape& shape, int64_t dimension, const OptOutSharding& out_sharding);
 ValueId full(Trace& t, const Shape& shape, double value, DTypeW dtype, const OptOutSharding& out_sharding);
+// jnp.full_like / zeros_like / ones_like: x's shape (or `shape`) and sharding unless overridden.
+ValueId full_like(Trace& t, const std::string& name, ValueId like, double value, DTypeW dtype, const std::optional<Shape>& shape,
+                  const OptOutSharding& out_sharding);
 ValueId arange(Trace& t, double start, double stop, double step, DTypeW dtype, const OptOutSharding& out_sharding);
 ValueId linspace(Trace& t, double start, double stop, int64_t num, bool endpoint, DTypeW dtype,
                  const OptOutSharding& out_sharding);
@@ -97,6 +100,40 @@ ValueId eye(Trace& t, int64_t n, int64_t m, int64_t k, DTypeW dtype, const OptOu
 
 // Sharding.
 ValueId reshard(Trace& t, ValueId x, const OptOutSharding& spec);
+// An identity whose result has the type `result` and, on every mesh axis, the layout `layout`
+// (with_sharding_constraint, device_put and mesh casts under jit).
+ValueId sharding_constraint(Trace& t, ValueId x, const ArrayType& result, const types::PartitionSpec& layout);
+// The same data under another type of one dtype and shape (a mesh cast keeping the layout).
+ValueId retype(Trace& t, ValueId x, const ArrayType& to);
+
+// Region ops (ops_region.cpp): the caller traced the bodies; `consts` are the outer values a
+// body captured, passed before its own operands.
+struct Region {
+  std::shared_ptr<const ir::Function> fn;
+  std::vector<ValueId> consts;
+};
+// Regions: cond (cond consts, carries) -> bool[], body (body consts, carries) -> carries.
+std::vector<ValueId> while_loop(Trace& t, const Region& cond, const Region& body, const std::vector<ValueId>& carry,
+                                const std::vector<ArrayType>& result_types);
+// Region: body (consts, carries, x slices) -> (carries, y slices); results: carries, then ys.
+std::vector<ValueId> scan(Trace& t, const Region& body, const std::vector<ValueId>& carry, const std::vector<ValueId>& xs,
+                          const std::vector<ArrayType>& result_types, int64_t length, bool reverse);
+// `index` (int32 scalar, clamped) picks the branch; every branch takes `operands`.
+std::vector<ValueId> cond(Trace& t, ValueId index, const std::vector<ValueId>& operands,
+                          const std::vector<std::shared_ptr<const ir::Function>>& branches, const std::vector<ArrayType>& result_types);
+struct ShardMapSpecs {
+  types::AxisNames manual_axes;
+  bool check_vma = true;
+  std::vector<types::PartitionSpec> in_specs, out_specs;
+  types::Mesh mesh;  // the concrete mesh the body runs on
+};
+// Region: the body on local types, (operands, captured consts) -> results.
+std::vector<ValueId> shard_map(Trace& t, const Region& body, const std::vector<ValueId>& operands,
+                               const std::vector<ArrayType>& result_types, const ShardMapSpecs& specs);
+// A call back into the host at run time with the operands' values (jax.debug.print);
+// `identity` distinguishes callbacks in the program cache, `callable` is the exec::HostCallback.
+void host_callback(Trace& t, const std::vector<ValueId>& operands, std::vector<std::string> identity,
+                   std::shared_ptr<const void> callable);
 
 int64_t normalize_axis(const std::string& op, int64_t axis, size_t rank);
 

@@ -16,6 +16,14 @@ ValueId iota(Trace& t, DType dtype, const Shape& shape, int64_t dimension, const
   return t.emit(OpKind::Iota, {}, rt, a);
 }
 
+ValueId full_like(Trace& t, const std::string& name, ValueId like, double value, DTypeW dtype, const std::optional<Shape>& shape,
+                  const OptOutSharding& out_sharding) {
+  auto rt = sharding::propagate_full_like(t.ctx(name), t.type(like), dtype.dtype, shape, out_sharding).with_weak_type(dtype.weak);
+  ValueId c = scalar_constant(t, value, dtype);
+  if (rt.rank() == 0) return c;
+  return t.emit(ir::OpKind::BroadcastInDim, {c}, rt, {});  // a scalar: no operand dims to map
+}
+
 ValueId full(Trace& t, const Shape& shape, double value, DTypeW dtype, const OptOutSharding& out_sharding) {
   for (auto s : shape)
     if (s < 0) throw types::ShardingError("ValueError", fmt::format("negative dimensions are not allowed"));
