@@ -58,8 +58,9 @@ Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledP
     switch (op.kind) {
       case ir::OpKind::Elementwise: {
         const double n = static_cast<double>(global.type(op.results[0]).num_elements());
-        flops += n;
-        if (ir::ew_info(op.attrs.ew).transcendental) transcendentals += n;
+        const auto& info = ir::ew_info(op.attr<ir::attr::Elementwise>().op);
+        flops += n * info.flops;
+        if (info.transcendental) transcendentals += n;
         break;
       }
       case ir::OpKind::Reduce:
@@ -71,7 +72,7 @@ Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledP
         // 2*M*N*K: one multiply and one add per result element and contracted index.
         double k = 1;
         const auto& lhs = global.type(op.operands[0]).shape();
-        for (auto d : op.attrs.dims) k *= static_cast<double>(lhs.at(static_cast<size_t>(d)));
+        for (auto d : op.attr<ir::attr::DotGeneral>().lhs_contracting) k *= static_cast<double>(lhs.at(static_cast<size_t>(d)));
         flops += 2.0 * static_cast<double>(global.type(op.results[0]).num_elements()) * k;
         break;
       }

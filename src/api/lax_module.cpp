@@ -372,8 +372,8 @@ void register_lax_module() {
                                                                 types::py_int_tuple(bdims)));
         }
         auto rt = sharding::propagate_broadcast_in_dim(t.ctx("broadcast_in_dim"), xt, shape, bdims, out);
-        ir::Attrs at;
-        at.dims = bdims;
+        ir::attr::BroadcastInDim at;
+        at.broadcast_dimensions = bdims;
         return std::vector<ValueId>{t.emit(ir::OpKind::BroadcastInDim, {ids[0]}, rt, at)};
       });
     });
@@ -459,8 +459,8 @@ void register_lax_module() {
         std::vector<ValueId> operands = {ids[0]};
         for (size_t i = 1; i < ids.size(); ++i) operands.push_back(wrapped_start(t, ids[i], xt.shape()[i - 1]));
         auto rt = sharding::propagate_dynamic_slice(t.ctx("dynamic_slice"), xt, sizes);
-        ir::Attrs at;
-        at.dims = sizes;
+        ir::attr::DynamicSlice at;
+        at.slice_sizes = sizes;
         return std::vector<ValueId>{t.emit(ir::OpKind::DynamicSlice, operands, rt, at)};
       });
     });
@@ -510,10 +510,10 @@ void register_lax_module() {
                                                                cfg.size(), types::py_int_tuple(t.type(ids[0]).shape())));
         ValueId v = trace::convert(t, ids[1], {t.type(ids[0]).dtype(), false});
         auto rt = sharding::propagate_pad(t.ctx("pad"), t.type(ids[0]), cfg);
-        ir::Attrs at;
+        ir::attr::Pad at;
         for (auto& c : cfg) {
-          at.dims.push_back(c.low);
-          at.dims2.push_back(c.high);
+          at.low.push_back(c.low);
+          at.high.push_back(c.high);
         }
         return std::vector<ValueId>{t.emit(ir::OpKind::Pad, {ids[0], v}, rt, at)};
       });

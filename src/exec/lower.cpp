@@ -100,7 +100,7 @@ class Lowering {
     }
     std::vector<int> args;
     for (size_t i = 0; i < op.operands.size(); ++i) args.push_back(static_cast<int>(i));
-    k.nodes.push_back({op.attrs.ew, rt.dtype(), args});
+    k.nodes.push_back({op.attr<ir::attr::Elementwise>().op, rt.dtype(), args});
     k.outputs = {static_cast<int>(op.operands.size())};
     auto fn = cached_elementwise(jit_, k);
     Step s = make_step(op);
@@ -111,12 +111,11 @@ class Lowering {
   }
 
   void lower(const ir::Op& op) {
-    const auto& a = op.attrs;
     switch (op.kind) {
       case OpKind::Elementwise: return lower_elementwise(op);
       case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), jit_));
       case OpKind::Constant: {
-        auto lit = a.literal;
+        auto lit = op.attr<ir::attr::Constant>().literal;
         Step s = make_step(op);
         s.run = [lit](const StepContext&, const std::vector<const void*>&, const std::vector<void*>& out) {
           std::memcpy(out[0], lit->bytes.data(), lit->bytes.size());
@@ -127,7 +126,7 @@ class Lowering {
       case OpKind::Iota: {
         const auto& rt = type(op.results[0]);
         Step s = make_step(op);
-        s.run = [dt = rt.dtype(), shape = rt.shape(), axis = a.axis](const StepContext&, const std::vector<const void*>&,
+        s.run = [dt = rt.dtype(), shape = rt.shape(), axis = op.attr<ir::attr::Iota>().dimension](const StepContext&, const std::vector<const void*>&,
                                                                      const std::vector<void*>& out) {
           iota_kernel(dt, shape, axis, 0, out[0]);
         };
@@ -160,7 +159,8 @@ class Lowering {
         std::vector<ir::ArrayType> types;
         for (auto v : op.operands) types.push_back(type(v));
         Step s = make_step(op);
-        s.run = [types, cb = std::static_pointer_cast<const HostCallback>(a.payload), varying = a.flag](
+        const auto& callback = op.attr<ir::attr::HostCallback>();
+        s.run = [types, cb = std::static_pointer_cast<const HostCallback>(callback.callable), varying = callback.varying](
                     const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>&) {
           if (!ctx.callbacks) return;
           const bool send = varying || ctx.position == 0;  // replicated operands: one copy speaks
@@ -177,9 +177,10 @@ class Lowering {
       case OpKind::Pad: return lower_pad(op);
       case OpKind::Reduce: {
         const auto& it = type(op.operands[0]);
+        const auto& reduce = op.attr<ir::attr::Reduce>();
         std::vector<bool> mask(it.rank(), false);
-        for (auto d : a.dims) mask[d] = true;
-        auto fn = cached_reduce(jit_, {it.dtype(), a.reduce, it.shape(), mask});
+        for (auto d : reduce.axes) mask[d] = true;
+        auto fn = cached_reduce(jit_, {it.dtype(), reduce.kind, it.shape(), mask});
         Step s = make_step(op);
         s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) { fn(in[0], out[0]); };
         emit(std::move(s));
@@ -188,7 +189,8 @@ class Lowering {
       case OpKind::ArgReduce: {
         const auto& it = type(op.operands[0]);
         Step s = make_step(op);
-        s.run = [dt = it.dtype(), kind = a.reduce, shape = it.shape(), axis = a.axis](
+        const auto& arg = op.attr<ir::attr::ArgReduce>();
+        s.run = [dt = it.dtype(), kind = arg.kind, shape = it.shape(), axis = arg.axis](
                     const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
           arg_reduce_kernel(dt, kind, shape, axis, in[0], static_cast<int32_t*>(out[0]));
         };
@@ -198,7 +200,8 @@ class Lowering {
       case OpKind::Cumulative: {
         const auto& it = type(op.operands[0]);
         Step s = make_step(op);
-        s.run = [dt = it.dtype(), kind = a.reduce, shape = it.shape(), axis = a.axis, rev = a.flag](
+        const auto& cum = op.attr<ir::attr::Cumulative>();
+        s.run = [dt = it.dtype(), kind = cum.kind, shape = it.shape(), axis = cum.axis, rev = cum.reverse](
                     const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
           cumulative_kernel(dt, kind, shape, axis, rev, in[0], out[0]);
         };
@@ -208,8 +211,8 @@ class Lowering {
       case OpKind::Sort: {
         const auto& it = type(op.operands[0]);
         Step s = make_step(op);
-        s.run = [dt = it.dtype(), shape = it.shape(), axis = a.axis](const StepContext&, const std::vector<const void*>& in,
-                                                                   const std::vector<void*>& out) {
+        s.run = [dt = it.dtype(), shape = it.shape(), axis = op.attr<ir::attr::Sort>().dimension](
+                    const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
           sort_kernel(dt, shape, axis, in[0], out[0]);
         };
         emit(std::move(s));
@@ -229,7 +232,7 @@ class Lowering {
   void lower_concatenate(const ir::Op& op) {
     const auto& rt = type(op.results[0]);
     const auto out_strides = contiguous_strides(rt.shape());
-    const int64_t axis = op.attrs.axis;
+    const int64_t axis = op.attr<ir::attr::Concatenate>().dimension;
     std::vector<std::pair<codegen::EwFn, int>> parts;  // kernel, operand index
     int64_t at = 0;
     for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -257,11 +260,12 @@ class Lowering {
   }
 
   void lower_pad(const ir::Op& op) {
+    const auto& pad = op.attr<ir::attr::Pad>();
     const auto& it = type(op.operands[0]);
     const auto& rt = type(op.results[0]);
     const auto out_strides = contiguous_strides(rt.shape());
     for (size_t d = 0; d < it.rank(); ++d)
-      if (op.attrs.dims[d] < 0 || op.attrs.dims2[d] < 0) throw std::runtime_error("negative padding is not supported yet");
+      if (pad.low[d] < 0 || pad.high[d] < 0) throw std::runtime_error("negative padding is not supported yet");
     // fill: out[:] = pad value (a broadcast scalar input); then the interior copy.
     codegen::ElementwiseKernel fill;
     fill.shape = rt.shape();
@@ -274,7 +278,7 @@ class Lowering {
     copy.nodes = {{EwOp::Input, it.dtype(), {}, 0}};
     copy.outputs = {0};
     copy.out_strides = out_strides;
-    for (size_t d = 0; d < it.rank(); ++d) copy.out_offset += op.attrs.dims[d] * out_strides[d];
+    for (size_t d = 0; d < it.rank(); ++d) copy.out_offset += pad.low[d] * out_strides[d];
     auto fill_fn = cached_elementwise(jit_, fill);
     auto copy_fn = num_elements(it.shape()) ? cached_elementwise(jit_, copy) : nullptr;
     Step s = make_step(op);
@@ -292,7 +296,7 @@ class Lowering {
   // dot_general: copy both operands into (batch, m, k) and (batch, k, n) layouts when they are
   // not already, then a batched GEMM whose (batch, m, n) result is JAX's output order.
   void lower_dot(const ir::Op& op) {
-    const auto& a = op.attrs;
+    const auto& a = op.attr<ir::attr::DotGeneral>();
     const auto& lt = type(op.operands[0]);
     const auto& rt = type(op.operands[1]);
     const auto& ot = type(op.results[0]);
@@ -302,19 +306,19 @@ class Lowering {
         if (std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end()) f.push_back(d);
       return f;
     };
-    auto lfree = free_dims(lt.rank(), a.dims, a.dims3);
-    auto rfree = free_dims(rt.rank(), a.dims2, a.dims4);
+    auto lfree = free_dims(lt.rank(), a.lhs_contracting, a.lhs_batch);
+    auto rfree = free_dims(rt.rank(), a.rhs_contracting, a.rhs_batch);
     auto prod = [](const Shape& s, const std::vector<int64_t>& ds) {
       int64_t p = 1;
       for (auto d : ds) p *= s[d];
       return p;
     };
-    const int64_t batch = prod(lt.shape(), a.dims3), m = prod(lt.shape(), lfree), k = prod(lt.shape(), a.dims),
+    const int64_t batch = prod(lt.shape(), a.lhs_batch), m = prod(lt.shape(), lfree), k = prod(lt.shape(), a.lhs_contracting),
                   n = prod(rt.shape(), rfree);
-    std::vector<int64_t> lperm = a.dims3, rperm = a.dims4;
+    std::vector<int64_t> lperm = a.lhs_batch, rperm = a.rhs_batch;
     lperm.insert(lperm.end(), lfree.begin(), lfree.end());
-    lperm.insert(lperm.end(), a.dims.begin(), a.dims.end());
-    rperm.insert(rperm.end(), a.dims2.begin(), a.dims2.end());
+    lperm.insert(lperm.end(), a.lhs_contracting.begin(), a.lhs_contracting.end());
+    rperm.insert(rperm.end(), a.rhs_contracting.begin(), a.rhs_contracting.end());
     rperm.insert(rperm.end(), rfree.begin(), rfree.end());
     auto layout_kernel = [&](const ir::ArrayType& t, const std::vector<int64_t>& perm) -> codegen::EwFn {
       bool identity = true;
@@ -366,7 +370,7 @@ class Lowering {
     const size_t first_index = update ? 2 : 1;
     std::vector<DType> index_types;
     for (size_t i = first_index; i < op.operands.size(); ++i) index_types.push_back(type(op.operands[i]).dtype());
-    Shape sizes = update ? type(op.operands[1]).shape() : op.attrs.dims;
+    Shape sizes = update ? type(op.operands[1]).shape() : op.attr<ir::attr::DynamicSlice>().slice_sizes;
     Step s = make_step(op);
     s.run = [=, shape = it.shape(), esz = types::dtype_size(it.dtype())](
                 const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {

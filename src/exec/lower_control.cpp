@@ -33,7 +33,8 @@ size_t bytes_of(const ir::ArrayType& t) { return static_cast<size_t>(t.num_eleme
 
 Step lower_while(const ir::Op& op, const std::vector<int>& in, const std::vector<int>& out, const LowerRegion& lr) {
   auto cond = lower_body(*op.regions[0], lr), body = lower_body(*op.regions[1], lr);
-  const size_t ncc = op.attrs.dims[0], nbc = op.attrs.dims[1];
+  const auto& w = op.attr<ir::attr::While>();
+  const auto ncc = static_cast<size_t>(w.cond_nconsts), nbc = static_cast<size_t>(w.body_nconsts);
   Step s;
   s.name = "while";
   s.in = in;
@@ -64,9 +65,10 @@ Step lower_while(const ir::Op& op, const std::vector<int>& in, const std::vector
 Step lower_scan(const ir::Op& op, const ir::Function& fn, const std::vector<int>& in, const std::vector<int>& out,
                 const LowerRegion& lr) {
   auto body = lower_body(*op.regions[0], lr);
-  const size_t nconst = op.attrs.dims[0], ncarry = op.attrs.dims[1];
-  const int64_t length = op.attrs.axis;
-  const bool reverse = op.attrs.flag;
+  const auto& scan = op.attr<ir::attr::Scan>();
+  const auto nconst = static_cast<size_t>(scan.num_consts), ncarry = static_cast<size_t>(scan.num_carry);
+  const int64_t length = scan.length;
+  const bool reverse = scan.reverse;
   std::vector<size_t> x_bytes, y_bytes;  // per iteration
   for (size_t i = nconst + ncarry; i < op.operands.size(); ++i) x_bytes.push_back(length ? bytes_of(fn.type(op.operands[i])) / length : 0);
   for (size_t r = ncarry; r < op.results.size(); ++r) y_bytes.push_back(length ? bytes_of(fn.type(op.results[r])) / length : 0);

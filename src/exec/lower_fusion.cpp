@@ -84,7 +84,6 @@ class Builder {
     const ir::Op* op = op_of(v);
     const auto& vt = r_.type(v);
     if (!op || op->kind == OpKind::Constant) return read(v, vt.shape(), m);
-    const auto& a = op->attrs;
     switch (op->kind) {
       case OpKind::Elementwise: {
         std::vector<int> args;
@@ -92,12 +91,12 @@ class Builder {
           if (r_.type(u).shape() != vt.shape()) throw std::logic_error("internal error: fused elementwise operand shape");
           args.push_back(node(u, m));
         }
-        return push({a.ew, vt.dtype(), std::move(args)});
+        return push({op->attr<ir::attr::Elementwise>().op, vt.dtype(), std::move(args)});
       }
       case OpKind::BroadcastInDim: case OpKind::Transpose: case OpKind::Slice: case OpKind::Rev: {
         // operand index[d] = start + step * result index[result_dim] (ir/dim_map.hpp)
         const ValueId u = op->operands[0];
-        auto map = ir::dim_map(op->kind, a, r_.type(u).shape(), vt.shape());
+        auto map = ir::dim_map(op->attrs, r_.type(u).shape(), vt.shape());
         IndexMap mu = zero_map(map.size());
         for (size_t d = 0; d < map.size(); ++d) {
           if (map[d].result_dim >= 0) {
@@ -133,8 +132,8 @@ class Builder {
     const ir::Op* op = op_of(v);
     out_.kernel.inputs.push_back(std::move(in));
     out_.operand.push_back(op ? -1 : param_index_[v]);
-    out_.literal.push_back(op ? op->attrs.literal : nullptr);
-    if (op && !op->attrs.literal) throw std::logic_error("internal error: fused constant without data");
+    out_.literal.push_back(op ? op->attr<ir::attr::Constant>().literal : nullptr);
+    if (op && !out_.literal.back()) throw std::logic_error("internal error: fused constant without data");
     const int index = static_cast<int>(out_.kernel.inputs.size() - 1);
     return push({EwOp::Input, r_.type(v).dtype(), {}, index});
   }

@@ -10,6 +10,7 @@
 
 #include "exec/options.hpp"
 #include "exec/program.hpp"
+#include "ir/builder.hpp"
 #include "spmd/pipeline.hpp"
 
 namespace shard::exec {
@@ -89,13 +90,9 @@ ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::
   if (same_mesh) {
     ir::Function f;
     f.name = "reshard";
-    auto x = f.new_value(a->type);
-    f.params = {x};
-    ir::Attrs attrs;
-    attrs.spec = spec;
-    auto y = f.new_value(new_type);
-    f.ops.push_back(ir::Op{ir::OpKind::ShardingConstraint, {x}, {y}, attrs, {}});
-    f.results = {y};
+    ir::Builder b(f);
+    auto x = b.param(a->type);
+    f.results = {b.op(ir::OpKind::ShardingConstraint, {x}, new_type, ir::attr::ShardingConstraint{spec})};
     auto c = compile_global(f, mesh, {a->sharding.spec()});
     auto outs = c->exe->run({a->shards});
     return std::make_shared<Array>(Array{new_type, NamedSharding(mesh, c->parts.out_layouts[0]), single_device, outs[0]});
@@ -125,17 +122,19 @@ Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& 
   if (!anchor && context_mesh && !context_mesh->empty())
     for (const auto& t : global.value_types)
       if (!t.mesh().empty()) on_context = true;
-  // A shard_map names its own mesh (device ids in attrs.dims, shape in attrs.dims2).
+  // A shard_map names its own mesh.
   std::optional<types::Mesh> shard_map_mesh;
   if (!anchor && !on_context)
-    for (const auto& op : global.ops)
-      if (op.kind == ir::OpKind::ShardMap && !op.results.empty() && !op.attrs.dims.empty()) {
+    for (const auto& op : global.ops) {
+      const auto* sm = std::get_if<ir::attr::ShardMap>(&op.attrs);
+      if (sm && !op.results.empty() && !sm->device_ids.empty()) {
         const auto& am = global.type(op.results[0]).mesh();
-        shard_map_mesh = types::Mesh(std::vector<int>(op.attrs.dims.begin(), op.attrs.dims.end()), op.attrs.dims2, am.axis_names(),
+        shard_map_mesh = types::Mesh(std::vector<int>(sm->device_ids.begin(), sm->device_ids.end()), sm->mesh_shape, am.axis_names(),
                                      am.axis_types());
         on_context = true;
         break;
       }
+    }
   Placement p{anchor ? anchor->sharding.mesh()
               : shard_map_mesh ? *shard_map_mesh
               : on_context ? *context_mesh

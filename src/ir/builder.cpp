@@ -17,6 +17,8 @@ std::vector<ValueId> Builder::op_multi(OpKind kind, std::vector<ValueId> operand
   std::vector<ValueId> rs;
   rs.reserve(results.size());
   for (const auto& t : results) rs.push_back(f_.new_value(t));
+  // Kinds without attributes need not spell them out.
+  if (std::holds_alternative<attr::Unset>(attrs)) attrs = default_attrs(kind);
   Op o{kind, std::move(operands), rs, std::move(attrs), loc_};
   o.regions = std::move(regions);
   f_.ops.push_back(std::move(o));

@@ -21,9 +21,9 @@ using DimMap = std::vector<DimMapEntry>;  // one entry per operand dimension
 
 // BroadcastInDim, Transpose, Slice, Rev.
 bool has_dim_map(OpKind k);
-DimMap dim_map(OpKind kind, const Attrs& a, const types::Shape& operand, const types::Shape& result);
+DimMap dim_map(const Attrs& attrs, const types::Shape& operand, const types::Shape& result);
 inline DimMap dim_map(const Function& f, const Op& op) {
-  return dim_map(op.kind, op.attrs, f.type(op.operands.at(0)).shape(), f.type(op.results.at(0)).shape());
+  return dim_map(op.attrs, f.type(op.operands.at(0)).shape(), f.type(op.results.at(0)).shape());
 }
 
 // The operand dim maps onto a whole result dim, index for index: a sharding of it carries

@@ -71,100 +71,117 @@ std::string region_text(const Op& op, size_t i, const std::string& indent) {
   return print_indented(*op.regions.at(i), indent + "  ");
 }
 
-std::string attr_text(const Function& f, const Op& op, const std::string& indent) {
-  const Attrs& a = op.attrs;
+std::string flag(bool b) { return b ? "True" : "False"; }
+std::string specs(const std::vector<PartitionSpec>& v) {
+  std::vector<std::string> r;
+  for (auto& sp : v) r.push_back(sp.repr());
+  return fmt::format("({}{})", fmt::join(r, ", "), r.size() == 1 ? "," : "");
+}
+
+// JAX's parameter text of each kind's attributes.
+struct AttrText {
+  const Function& f;
+  const Op& op;
+  const std::string& indent;
   std::vector<std::string> kv;
-  switch (op.kind) {
-    case OpKind::Elementwise:
-      if (a.ew == EwOp::Convert) kv.push_back(fmt::format("new_dtype={}", types::dtype_name(f.type(op.results[0]).dtype())));
-      break;
-    case OpKind::Iota: kv.push_back(fmt::format("dimension={}", a.axis)); break;
-    case OpKind::BroadcastInDim: kv.push_back(fmt::format("broadcast_dimensions={}", ints(a.dims))); break;
-    case OpKind::Reshape: kv.push_back(fmt::format("new_sizes={}", ints(f.type(op.results[0]).shape()))); break;
-    case OpKind::Transpose: kv.push_back(fmt::format("permutation={}", ints(a.dims))); break;
-    case OpKind::Slice:
-      kv.push_back(fmt::format("start_indices={}", ints(a.dims)));
-      kv.push_back(fmt::format("limit_indices={}", ints(a.dims2)));
-      if (!a.dims3.empty()) kv.push_back(fmt::format("strides={}", ints(a.dims3)));
-      break;
-    case OpKind::Concatenate: case OpKind::Sort: kv.push_back(fmt::format("dimension={}", a.axis)); break;
-    case OpKind::Pad: kv.push_back(fmt::format("low={} high={}", ints(a.dims), ints(a.dims2))); break;
-    case OpKind::Rev: case OpKind::Reduce: kv.push_back(fmt::format("axes={}", ints(a.dims))); break;
-    case OpKind::ArgReduce: kv.push_back(fmt::format("axes=({},) index_dtype={}", a.axis, types::dtype_name(a.dtype))); break;
-    case OpKind::Cumulative: kv.push_back(fmt::format("axis={} reverse={}", a.axis, a.flag ? "True" : "False")); break;
-    case OpKind::DotGeneral:
-      kv.push_back(fmt::format("dimension_numbers=(({}, {}), ({}, {}))", ints(a.dims), ints(a.dims2), ints(a.dims3), ints(a.dims4)));
-      break;
-    case OpKind::Reshard: kv.push_back(fmt::format("dst_sharding={}", f.type(op.results[0]).sharding().spec().repr())); break;
-    case OpKind::ShardingConstraint: if (a.spec) kv.push_back(fmt::format("sharding={}", a.spec->repr())); break;
-    case OpKind::AllReduce: case OpKind::AxisIndex: kv.push_back(fmt::format("axes={}", names(a.axes))); break;
-    case OpKind::AllGather:
-      kv.push_back(fmt::format("all_gather_dimension={} axis_name={} tiled={}", a.axis, names(a.axes), a.flag ? "True" : "False"));
-      break;
-    case OpKind::ReduceScatter:
-      kv.push_back(fmt::format("axis_name={} scatter_dimension={} tiled={}", names(a.axes), a.axis, a.flag ? "True" : "False"));
-      break;
-    case OpKind::AllToAll:
-      kv.push_back(fmt::format("axis_name={} split_axis={} concat_axis={}", names(a.axes), a.axis, a.axis2));
-      break;
-    case OpKind::CollectivePermute: {
-      std::vector<std::string> p;
-      for (auto& [s, d] : a.pairs) p.push_back(fmt::format("({}, {})", s, d));
-      kv.push_back(fmt::format("axis_name={} perm=({})", names(a.axes), fmt::join(p, ", ")));
-      break;
-    }
-    case OpKind::DynamicSlice: kv.push_back(fmt::format("slice_sizes={}", ints(a.dims))); break;
-    case OpKind::HostCallback:
-      if (!a.axes.empty()) kv.push_back(fmt::format("fmt={}", py_str_repr(a.axes[0])));
-      break;
-    case OpKind::Fusion: kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent))); break;
-    case OpKind::ShardMap: {
-      std::vector<std::string> in, out;
-      for (auto& sp : a.specs) in.push_back(sp.repr());
-      for (auto& sp : a.specs2) out.push_back(sp.repr());
-      kv.push_back(fmt::format("axes={}", names(a.axes)));
-      kv.push_back(fmt::format("check_vma={}", a.flag ? "True" : "False"));
-      kv.push_back(fmt::format("in_specs=({}{})", fmt::join(in, ", "), in.size() == 1 ? "," : ""));
-      kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent)));
-      kv.push_back(fmt::format("out_specs=({}{})", fmt::join(out, ", "), out.size() == 1 ? "," : ""));
-      break;
-    }
-    case OpKind::While:
-      kv.push_back(fmt::format("body_jaxpr={}", region_text(op, 1, indent)));
-      kv.push_back(fmt::format("body_nconsts={}", a.dims.at(1)));
-      kv.push_back(fmt::format("cond_jaxpr={}", region_text(op, 0, indent)));
-      kv.push_back(fmt::format("cond_nconsts={}", a.dims.at(0)));
-      break;
-    case OpKind::Cond: {
-      std::vector<std::string> branches;
-      for (size_t i = 0; i < op.regions.size(); ++i) branches.push_back(region_text(op, i, indent));
-      kv.push_back(fmt::format("branches=(\n{}    {}\n{}  )", indent, fmt::join(branches, fmt::format("\n{}    ", indent)), indent));
-      break;
-    }
-    case OpKind::Scan:
-      kv.push_back(fmt::format("jaxpr={}", region_text(op, 0, indent)));
-      kv.push_back(fmt::format("length={}", a.axis));
-      kv.push_back(fmt::format("num_carry={}", a.dims.at(1)));
-      kv.push_back(fmt::format("num_consts={}", a.dims.at(0)));
-      kv.push_back(fmt::format("reverse={}", a.flag ? "True" : "False"));
-      break;
-    default: break;
+
+  std::string region(size_t i) { return region_text(op, i, indent); }
+  void operator()(const attr::Elementwise& a) {
+    if (a.op == EwOp::Convert) kv.push_back(fmt::format("new_dtype={}", types::dtype_name(f.type(op.results[0]).dtype())));
   }
-  if (kv.empty()) return "";
-  if (!op.regions.empty()) return fmt::format("[\n{}  {}\n{}]", indent, fmt::join(kv, fmt::format("\n{}  ", indent)), indent);
-  return fmt::format("[{}]", fmt::join(kv, " "));
+  void operator()(const attr::Iota& a) { kv.push_back(fmt::format("dimension={}", a.dimension)); }
+  void operator()(const attr::BroadcastInDim& a) { kv.push_back(fmt::format("broadcast_dimensions={}", ints(a.broadcast_dimensions))); }
+  void operator()(const attr::Reshape&) { kv.push_back(fmt::format("new_sizes={}", ints(f.type(op.results[0]).shape()))); }
+  void operator()(const attr::Transpose& a) { kv.push_back(fmt::format("permutation={}", ints(a.permutation))); }
+  void operator()(const attr::Slice& a) {
+    kv.push_back(fmt::format("start_indices={}", ints(a.start_indices)));
+    kv.push_back(fmt::format("limit_indices={}", ints(a.limit_indices)));
+    if (!a.strides.empty()) kv.push_back(fmt::format("strides={}", ints(a.strides)));
+  }
+  void operator()(const attr::Concatenate& a) { kv.push_back(fmt::format("dimension={}", a.dimension)); }
+  void operator()(const attr::Sort& a) { kv.push_back(fmt::format("dimension={}", a.dimension)); }
+  void operator()(const attr::Pad& a) { kv.push_back(fmt::format("low={} high={}", ints(a.low), ints(a.high))); }
+  void operator()(const attr::Rev& a) { kv.push_back(fmt::format("axes={}", ints(a.dimensions))); }
+  void operator()(const attr::Reduce& a) { kv.push_back(fmt::format("axes={}", ints(a.axes))); }
+  void operator()(const attr::ArgReduce& a) {
+    kv.push_back(fmt::format("axes=({},) index_dtype={}", a.axis, types::dtype_name(a.index_dtype)));
+  }
+  void operator()(const attr::Cumulative& a) { kv.push_back(fmt::format("axis={} reverse={}", a.axis, flag(a.reverse))); }
+  void operator()(const attr::DotGeneral& a) {
+    kv.push_back(fmt::format("dimension_numbers=(({}, {}), ({}, {}))", ints(a.lhs_contracting), ints(a.rhs_contracting),
+                             ints(a.lhs_batch), ints(a.rhs_batch)));
+  }
+  void operator()(const attr::Reshard&) { kv.push_back(fmt::format("dst_sharding={}", f.type(op.results[0]).sharding().spec().repr())); }
+  void operator()(const attr::ShardingConstraint& a) {
+    if (a.sharding) kv.push_back(fmt::format("sharding={}", a.sharding->repr()));
+  }
+  void operator()(const attr::AllReduce& a) { kv.push_back(fmt::format("axes={}", names(a.axes))); }
+  void operator()(const attr::AxisIndex& a) { kv.push_back(fmt::format("axes={}", names(a.axes))); }
+  void operator()(const attr::AllGather& a) {
+    kv.push_back(fmt::format("all_gather_dimension={} axis_name={} tiled={}", a.all_gather_dimension, names(a.axes), flag(a.tiled)));
+  }
+  void operator()(const attr::ReduceScatter& a) {
+    kv.push_back(fmt::format("axis_name={} scatter_dimension={} tiled={}", names(a.axes), a.scatter_dimension, flag(a.tiled)));
+  }
+  void operator()(const attr::AllToAll& a) {
+    kv.push_back(fmt::format("axis_name={} split_axis={} concat_axis={}", names(a.axes), a.split_axis, a.concat_axis));
+  }
+  void operator()(const attr::CollectivePermute& a) {
+    std::vector<std::string> p;
+    for (auto& [src, dst] : a.perm) p.push_back(fmt::format("({}, {})", src, dst));
+    kv.push_back(fmt::format("axis_name={} perm=({})", names(a.axes), fmt::join(p, ", ")));
+  }
+  void operator()(const attr::DynamicSlice& a) { kv.push_back(fmt::format("slice_sizes={}", ints(a.slice_sizes))); }
+  void operator()(const attr::HostCallback& a) {
+    if (!a.identity.empty()) kv.push_back(fmt::format("fmt={}", py_str_repr(a.identity[0])));
+  }
+  void operator()(const attr::Fusion&) { kv.push_back(fmt::format("jaxpr={}", region(0))); }
+  void operator()(const attr::ShardMap& a) {
+    kv.push_back(fmt::format("axes={}", names(a.manual_axes)));
+    kv.push_back(fmt::format("check_vma={}", flag(a.check_vma)));
+    kv.push_back(fmt::format("in_specs={}", specs(a.in_specs)));
+    kv.push_back(fmt::format("jaxpr={}", region(0)));
+    kv.push_back(fmt::format("out_specs={}", specs(a.out_specs)));
+  }
+  void operator()(const attr::While& a) {
+    kv.push_back(fmt::format("body_jaxpr={}", region(1)));
+    kv.push_back(fmt::format("body_nconsts={}", a.body_nconsts));
+    kv.push_back(fmt::format("cond_jaxpr={}", region(0)));
+    kv.push_back(fmt::format("cond_nconsts={}", a.cond_nconsts));
+  }
+  void operator()(const attr::Cond&) {
+    std::vector<std::string> branches;
+    for (size_t i = 0; i < op.regions.size(); ++i) branches.push_back(region(i));
+    kv.push_back(fmt::format("branches=(\n{}    {}\n{}  )", indent, fmt::join(branches, fmt::format("\n{}    ", indent)), indent));
+  }
+  void operator()(const attr::Scan& a) {
+    kv.push_back(fmt::format("jaxpr={}", region(0)));
+    kv.push_back(fmt::format("length={}", a.length));
+    kv.push_back(fmt::format("num_carry={}", a.num_carry));
+    kv.push_back(fmt::format("num_consts={}", a.num_consts));
+    kv.push_back(fmt::format("reverse={}", flag(a.reverse)));
+  }
+  template <class A>
+  void operator()(const A&) {}  // no parameters shown
+};
+
+std::string attr_text(const Function& f, const Op& op, const std::string& indent) {
+  AttrText t{f, op, indent, {}};
+  std::visit(t, op.attrs);
+  if (t.kv.empty()) return "";
+  if (!op.regions.empty()) return fmt::format("[\n{}  {}\n{}]", indent, fmt::join(t.kv, fmt::format("\n{}  ", indent)), indent);
+  return fmt::format("[{}]", fmt::join(t.kv, " "));
 }
 }  // namespace
 
 std::string op_display_name(const Op& op) {
-  switch (op.kind) {
-    case OpKind::Elementwise: return ew_info(op.attrs.ew).primitive;
-    case OpKind::Reduce: return std::string("reduce_") + reduce_kind_name(op.attrs.reduce);
-    case OpKind::ArgReduce: return std::string("arg") + reduce_kind_name(op.attrs.reduce);
-    case OpKind::Cumulative: return std::string("cum") + reduce_kind_name(op.attrs.reduce);
-    case OpKind::AllReduce: return all_reduce_name(op.attrs.reduce);
-    default: return base_name(op.kind);
-  }
+  // get_if: a malformed op (attributes of another kind) still prints, for the verifier's report.
+  if (auto* e = std::get_if<attr::Elementwise>(&op.attrs)) return ew_info(e->op).primitive;
+  if (auto* r = std::get_if<attr::Reduce>(&op.attrs)) return std::string("reduce_") + reduce_kind_name(r->kind);
+  if (auto* r = std::get_if<attr::ArgReduce>(&op.attrs)) return std::string("arg") + reduce_kind_name(r->kind);
+  if (auto* r = std::get_if<attr::Cumulative>(&op.attrs)) return std::string("cum") + reduce_kind_name(r->kind);
+  if (auto* r = std::get_if<attr::AllReduce>(&op.attrs)) return all_reduce_name(r->kind);
+  return base_name(op.kind);
 }
 
 const char* collective_kind_name(OpKind k) {
@@ -174,6 +191,25 @@ const char* collective_kind_name(OpKind k) {
 #undef X
   }
   return nullptr;
+}
+
+const std::vector<std::string>& collective_axes(const Op& op) {
+  static const std::vector<std::string> none;
+  return std::visit(
+      [](const auto& a) -> const std::vector<std::string>& {
+        if constexpr (requires { requires std::is_same_v<decltype(a.axes), attr::Names>; }) return a.axes;
+        else return none;
+      },
+      op.attrs);
+}
+
+Attrs default_attrs(OpKind k) {
+  switch (k) {
+#define X(e, n, a, r, l) case OpKind::e: return attr::e{};
+    SHARD_IR_OPS(X)
+#undef X
+  }
+  return attr::Unset{};
 }
 
 ValueId Function::new_value(ArrayType t) {
@@ -230,8 +266,9 @@ void verify_control_flow(const Function& f, const Op& op, const std::string& whe
   const auto& ops = op.operands;
   switch (op.kind) {
     case OpKind::While: {
-      if (op.regions.size() != 2 || op.attrs.dims.size() != 2) { problems.push_back(where + ": malformed while"); return; }
-      const size_t ncc = op.attrs.dims[0], nbc = op.attrs.dims[1];
+      if (op.regions.size() != 2) { problems.push_back(where + ": malformed while"); return; }
+      const auto& w = op.attr<attr::While>();
+      const auto ncc = static_cast<size_t>(w.cond_nconsts), nbc = static_cast<size_t>(w.body_nconsts);
       if (ncc + nbc > ops.size() || ops.size() - ncc - nbc != op.results.size()) { problems.push_back(where + ": operand counts"); return; }
       auto carries = slice(ops, ncc + nbc, ops.size());
       auto cond_in = slice(ops, 0, ncc), body_in = slice(ops, ncc, ncc + nbc);
@@ -256,8 +293,8 @@ void verify_control_flow(const Function& f, const Op& op, const std::string& whe
       }
       break;
     case OpKind::Scan: {
-      if (op.regions.size() != 1 || op.attrs.dims.size() != 2) { problems.push_back(where + ": malformed scan"); return; }
-      const size_t nc = op.attrs.dims[0], nk = op.attrs.dims[1];
+      if (op.regions.size() != 1) { problems.push_back(where + ": malformed scan"); return; }
+      const auto nc = static_cast<size_t>(op.attr<attr::Scan>().num_consts), nk = static_cast<size_t>(op.attr<attr::Scan>().num_carry);
       if (nc + nk > ops.size() || nk > op.results.size()) { problems.push_back(where + ": operand counts"); return; }
       const Function& body = *op.regions[0];
       if (body.params.size() != ops.size() || body.results.size() != op.results.size())
@@ -284,7 +321,9 @@ std::vector<std::string> verify(const Function& f) {
     if (check_id(p, "param")) defined[p] = true;
   for (size_t i = 0; i < f.ops.size(); ++i) {
     const Op& op = f.ops[i];
-    std::string where = fmt::format("op {} ({})", i, op_display_name(op));
+    const bool attrs_match = op.attrs.index() == attrs_index(op.kind);
+    std::string where = attrs_match ? fmt::format("op {} ({})", i, op_display_name(op)) : fmt::format("op {} ({})", i, op_kind_name(op.kind));
+    if (!attrs_match) problems.push_back(where + ": attributes of another kind");
     Arity ar = arity(op.kind);
     if (ar.operands >= 0 && static_cast<int>(op.operands.size()) != ar.operands)
       problems.push_back(fmt::format("{}: expected {} operands, got {}", where, ar.operands, op.operands.size()));
@@ -298,7 +337,7 @@ std::vector<std::string> verify(const Function& f) {
         defined[r] = true;
       }
     if (!problems.empty()) continue;
-    if (op.kind == OpKind::Elementwise && op.attrs.ew != EwOp::Select) {
+    if (op.kind == OpKind::Elementwise && op.attr<attr::Elementwise>().op != EwOp::Select) {
       for (auto a : op.operands)
         if (f.type(a).shape() != f.type(op.results[0]).shape())
           problems.push_back(fmt::format("{}: operand shapes must equal the result shape", where));
@@ -334,13 +373,35 @@ void hash_type(size_t& h, const ArrayType& t) {
   mix(h, t.weak_type());  // shardings are left to structurally_equal
 }
 
-bool same_attrs(const Attrs& a, const Attrs& b) {
-  if (a.ew != b.ew || a.reduce != b.reduce || a.dims != b.dims || a.dims2 != b.dims2 || a.dims3 != b.dims3 ||
-      a.dims4 != b.dims4 || a.axis != b.axis || a.axis2 != b.axis2 || a.flag != b.flag || a.dtype != b.dtype ||
-      a.axes != b.axes || a.pairs != b.pairs || a.spec != b.spec || a.specs != b.specs || a.specs2 != b.specs2)
-    return false;
-  if (!a.literal || !b.literal) return !a.literal && !b.literal;
-  return a.literal == b.literal || a.literal->bytes == b.literal->bytes;
+// Field hashing for the attribute structs' fields().
+void hash_field(size_t& h, int64_t v) { mix(h, std::hash<int64_t>{}(v)); }
+void hash_field(size_t& h, bool v) { mix(h, v); }
+void hash_field(size_t& h, EwOp v) { mix(h, static_cast<size_t>(v)); }
+void hash_field(size_t& h, ReduceKind v) { mix(h, static_cast<size_t>(v)); }
+void hash_field(size_t& h, DType v) { mix(h, static_cast<size_t>(v)); }
+void hash_field(size_t& h, const std::string& v) { mix(h, std::hash<std::string>{}(v)); }
+void hash_field(size_t& h, const PartitionSpec& v) { mix(h, std::hash<std::string>{}(v.repr())); }
+void hash_field(size_t& h, const std::pair<int64_t, int64_t>& v) {
+  hash_field(h, v.first);
+  hash_field(h, v.second);
+}
+void hash_field(size_t& h, const std::shared_ptr<const Literal>& v) {
+  if (v) mix(h, std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(v->bytes.data()), v->bytes.size())));
+}
+template <class T>
+void hash_field(size_t& h, const std::optional<T>& v) {
+  mix(h, v.has_value());
+  if (v) hash_field(h, *v);
+}
+template <class T>
+void hash_field(size_t& h, const std::vector<T>& v) {
+  mix(h, v.size());
+  for (const auto& x : v) hash_field(h, x);
+}
+
+void hash_attrs(size_t& h, const Attrs& attrs) {
+  mix(h, attrs.index());
+  std::visit([&](const auto& a) { std::apply([&](const auto&... f) { (hash_field(h, f), ...); }, a.fields()); }, attrs);
 }
 
 }  // namespace
@@ -352,12 +413,8 @@ size_t structural_hash(const Function& f) {
   for (auto r : f.results) mix(h, static_cast<size_t>(r) * 31);
   for (const Op& op : f.ops) {
     mix(h, static_cast<size_t>(op.kind));
-    mix(h, static_cast<size_t>(op.attrs.ew) * 131 + static_cast<size_t>(op.attrs.reduce));
     for (auto v : op.operands) mix(h, static_cast<size_t>(v));
-    hash_ints(h, op.attrs.dims);
-    mix(h, static_cast<size_t>(op.attrs.axis));
-    if (op.attrs.literal) mix(h, std::hash<std::string_view>{}(std::string_view(
-                                     reinterpret_cast<const char*>(op.attrs.literal->bytes.data()), op.attrs.literal->bytes.size())));
+    hash_attrs(h, op.attrs);
     for (auto& r : op.regions) mix(h, structural_hash(*r));
   }
   return h;
@@ -369,7 +426,7 @@ bool structurally_equal(const Function& a, const Function& b) {
   for (size_t i = 0; i < a.ops.size(); ++i) {
     const Op &x = a.ops[i], &y = b.ops[i];
     // Source locations count too: a cached program's ledger names the user's lines.
-    if (x.kind != y.kind || x.operands != y.operands || x.results != y.results || !same_attrs(x.attrs, y.attrs) ||
+    if (x.kind != y.kind || x.operands != y.operands || x.results != y.results || x.attrs != y.attrs ||
         x.regions.size() != y.regions.size() || x.loc.file != y.loc.file || x.loc.line != y.loc.line || x.loc.col != y.loc.col)
       return false;
     for (size_t r = 0; r < x.regions.size(); ++r)

@@ -11,11 +11,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "ast/ast.hpp"
-#include "ir/elementwise_ops.hpp"
-#include "ir/reduce_kind.hpp"
+#include "ir/attrs.hpp"
 #include "types/array_type.hpp"
 
 namespace shard::ir {
@@ -25,49 +25,42 @@ using types::DType;
 using types::PartitionSpec;
 
 // X(Enum, "printed name", operands (-1 = variadic), results (-1 = variadic), "ledger name"
-//   of a collective (the kind of communication in the cost ledger; "" for local ops))
-#define SHARD_IR_OPS(X)                                                                    \
-  X(Elementwise, "", -1, 1, "")            /* ew: the scalar op; prints as e.g. `sin`, `add` */ \
-  X(Constant, "constant", 0, 1, "")        /* literal bytes, in the result type's dtype      */ \
-  X(Iota, "iota", 0, 1, "")                /* axis: the dimension that counts               */ \
-  X(BroadcastInDim, "broadcast_in_dim", 1, 1, "") /* dims: operand dim i -> result dim dims[i] */ \
-  X(Reshape, "reshape", 1, 1, "")          /* result type's shape                           */ \
-  X(Transpose, "transpose", 1, 1, "")      /* dims: permutation                             */ \
-  X(Slice, "slice", 1, 1, "")              /* dims: starts, dims2: limits, dims3: strides   */ \
-  X(Concatenate, "concatenate", -1, 1, "") /* axis                                          */ \
-  X(Pad, "pad", 2, 1, "")                  /* dims: low, dims2: high (operand, pad value)   */ \
-  X(Rev, "rev", 1, 1, "")                  /* dims: reversed dimensions                     */ \
-  X(Reduce, "reduce", 1, 1, "")            /* reduce: kind; dims: reduced axes              */ \
-  X(ArgReduce, "arg", 1, 1, "")            /* reduce: Max/Min; axis; dtype: index type      */ \
-  X(Cumulative, "cum", 1, 1, "")           /* reduce: kind; axis; flag: reverse             */ \
-  X(Sort, "sort", 1, 1, "")                /* axis                                          */ \
-  X(DotGeneral, "dot_general", 2, 1, "")   /* dims/dims2: lhs/rhs contracting, dims3/dims4: batch */ \
-  X(Reshard, "reshard", 1, 1, "")          /* result type carries the new sharding          */ \
-  X(ShardingConstraint, "sharding_constraint", 1, 1, "") /* spec                            */ \
-  X(AllReduce, "psum", 1, 1, "all-reduce")           /* reduce: kind; axes                            */ \
-  X(AllGather, "all_gather", 1, 1, "all-gather")     /* axes; axis; flag: tiled                       */ \
-  X(ReduceScatter, "psum_scatter", 1, 1, "reduce-scatter") /* reduce; axes; axis; flag: tiled             */ \
-  X(AllToAll, "all_to_all", 1, 1, "all-to-all")      /* axes; axis: split, axis2: concat; flag: tiled */ \
-  X(CollectivePermute, "ppermute", 1, 1, "collective-permute") /* axes; pairs: (source, destination)          */ \
-  X(AxisIndex, "axis_index", 0, 1, "")     /* axes                                          */ \
-  X(DynamicSlice, "dynamic_slice", -1, 1, "") /* operand, start indices...; dims: sizes     */ \
-  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "") /* operand, update, starts...    */ \
-  /* Control flow: the bodies are regions (Op::regions), each traced once.                */ \
-  X(Fusion, "fusion", -1, 1, "") /* per-device only: a chain of elementwise / broadcast / convert \
-                                ops as one region, lowered to one LLVM loop (spmd/fusion)  */ \
-  X(ShardMap, "shard_map", -1, -1, "") /* operands: global values; region: the body on local     \
-                                types; axes: manual axes; specs / specs2: in / out specs   */ \
-  X(HostCallback, "debug_callback", -1, 0, "") /* payload: the callable (exec::HostCallback);  \
-                                axes: what identifies it (format, Python values); flag: the \
-                                operands vary over manual axes (every device prints)       */ \
-  X(While, "while", -1, -1, "")  /* cond_consts, body_consts, carries -> carries; dims: {ncc, nbc};  \
-                                regions: cond (cond_consts, carries) -> bool[],             \
-                                body (body_consts, carries) -> carries                     */ \
-  X(Cond, "cond", -1, -1, "")    /* index (i32[]), operands -> results; regions: the branches,    \
-                                each (operands) -> results; index clamped into range       */ \
-  X(Scan, "scan", -1, -1, "")    /* consts, carries, xs -> carries, ys; dims: {nconsts, ncarry};  \
-                                axis: length; flag: reverse; region: body (consts, carries, \
-                                x slices) -> (carries, y slices)                           */
+//   of a collective (the kind of communication in the cost ledger; "" for local ops)).
+// Each kind's attributes are the struct of the same name in ir/attrs.hpp.
+#define SHARD_IR_OPS(X)                                                                              \
+  X(Elementwise, "", -1, 1, "") /* prints as its primitive: `sin`, `add` (ir/elementwise_ops.hpp) */ \
+  X(Constant, "constant", 0, 1, "")                                                                   \
+  X(Iota, "iota", 0, 1, "")                                                                           \
+  X(BroadcastInDim, "broadcast_in_dim", 1, 1, "")                                                     \
+  X(Reshape, "reshape", 1, 1, "")                                                                     \
+  X(Transpose, "transpose", 1, 1, "")                                                                 \
+  X(Slice, "slice", 1, 1, "")                                                                         \
+  X(Concatenate, "concatenate", -1, 1, "")                                                            \
+  X(Pad, "pad", 2, 1, "")                                                                             \
+  X(Rev, "rev", 1, 1, "")                                                                             \
+  X(Reduce, "reduce", 1, 1, "")                                                                       \
+  X(ArgReduce, "arg", 1, 1, "")                                                                       \
+  X(Cumulative, "cum", 1, 1, "")                                                                      \
+  X(Sort, "sort", 1, 1, "")                                                                           \
+  X(DotGeneral, "dot_general", 2, 1, "")                                                              \
+  X(Reshard, "reshard", 1, 1, "")                                                                     \
+  X(ShardingConstraint, "sharding_constraint", 1, 1, "")                                              \
+  X(AllReduce, "psum", 1, 1, "all-reduce")                                                            \
+  X(AllGather, "all_gather", 1, 1, "all-gather")                                                      \
+  X(ReduceScatter, "psum_scatter", 1, 1, "reduce-scatter")                                            \
+  X(AllToAll, "all_to_all", 1, 1, "all-to-all")                                                       \
+  X(CollectivePermute, "ppermute", 1, 1, "collective-permute")                                        \
+  X(AxisIndex, "axis_index", 0, 1, "")                                                                \
+  X(DynamicSlice, "dynamic_slice", -1, 1, "")                                                         \
+  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "")                                            \
+  /* Ops with regions (Op::regions), each traced once.                                          */  \
+  X(Fusion, "fusion", -1, 1, "") /* per-device only: elementwise/movement chain, one LLVM loop */    \
+  X(ShardMap, "shard_map", -1, -1, "") /* region: the body on local types */                         \
+  X(HostCallback, "debug_callback", -1, 0, "")                                                        \
+  X(While, "while", -1, -1, "") /* regions: cond (cond consts, carries) -> bool[],                  \
+                                   body (body consts, carries) -> carries */                         \
+  X(Cond, "cond", -1, -1, "")   /* regions: the branches, each (operands) -> results */             \
+  X(Scan, "scan", -1, -1, "")   /* region: body (consts, carries, x slices) -> (carries, y slices) */
 
 enum class OpKind : uint8_t {
 #define X(e, n, a, r, l) e,
@@ -78,28 +71,16 @@ enum class OpKind : uint8_t {
 using ir::ReduceKind;
 using ir::reduce_kind_name;
 
-// Literal data of a Constant, shared (constants can be large arrays closed over by jit).
-struct Literal {
-  std::vector<uint8_t> bytes;  // row-major, the result dtype
-};
-
-// Attributes; each op kind documents the fields it uses (SHARD_IR_OPS comments).
-struct Attrs {
-  EwOp ew = EwOp::Add;
-  ReduceKind reduce = ReduceKind::Sum;
-  std::vector<int64_t> dims, dims2, dims3, dims4;
-  int64_t axis = 0, axis2 = 0;
-  bool flag = false;
-  DType dtype = DType::I32;
-  std::vector<std::string> axes;
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  std::optional<PartitionSpec> spec;
-  std::vector<PartitionSpec> specs, specs2;
-  // Host-side data a lowering needs that is not part of the op's structure (compared through
-  // `axes` instead), e.g. a host callback's callable.
-  std::shared_ptr<const void> payload;
-  std::shared_ptr<const Literal> literal;
-};
+// An op's attributes: its kind's struct (ir/attrs.hpp); the variant's index is the kind's
+// position plus one (Unset comes first).
+using Attrs = std::variant<attr::Unset
+#define X(e, n, a, r, l) , attr::e
+                           SHARD_IR_OPS(X)
+#undef X
+                           >;
+constexpr size_t attrs_index(OpKind k) { return static_cast<size_t>(k) + 1; }
+// The empty attributes of kind k (what an op without a given attribute holds).
+Attrs default_attrs(OpKind k);
 
 using ValueId = int32_t;
 struct Function;
@@ -111,6 +92,12 @@ struct Op {
   Attrs attrs;
   ast::Loc loc;  // the user's call that produced this op (errors point here)
   std::vector<std::shared_ptr<const Function>> regions;  // bodies of control-flow ops
+
+  // The attributes of this op's kind; asking for another kind's is a bug in shard.
+  template <class A>
+  const A& attr() const {
+    return std::get<A>(attrs);
+  }
 };
 
 struct Function {
@@ -129,6 +116,8 @@ const char* op_kind_name(OpKind k);  // the enum name, e.g. "BroadcastInDim"
 // "all-gather", "reduce-scatter", "all-to-all", "collective-permute"; null for other ops).
 const char* collective_kind_name(OpKind k);
 inline bool is_collective(OpKind k) { return collective_kind_name(k) != nullptr; }
+// The mesh axes a collective (or axis_index) works over; empty for other ops.
+const std::vector<std::string>& collective_axes(const Op& op);
 
 // The primitive name as printed (`sin`, `add`, `reduce_sum`, `argmax`, `cumsum`, `psum`...).
 std::string op_display_name(const Op& op);

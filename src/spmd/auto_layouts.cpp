@@ -11,6 +11,12 @@ namespace shard::spmd {
 using ir::OpKind;
 using types::AxisType;
 using types::PartitionSpec;
+
+namespace {
+bool is_reduced(const std::vector<int64_t>& axes, size_t d) {
+  return std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) != axes.end();
+}
+}  // namespace
 using Entry = PartitionSpec::Entry;
 using Layout = std::vector<Entry>;  // one entry per dim; Auto axes only
 
@@ -89,7 +95,6 @@ class Planner {
 
   void forward_op(const ir::Op& op) {
     if (op.results.empty()) return;
-    const auto& a = op.attrs;
     const ir::ValueId r = op.results[0];
     switch (op.kind) {
       case OpKind::Elementwise:
@@ -115,25 +120,27 @@ class Planner {
       case OpKind::Reduce: {
         size_t k = 0;
         for (size_t d = 0; d < f_.type(op.operands[0]).rank(); ++d)
-          if (std::find(a.dims.begin(), a.dims.end(), static_cast<int64_t>(d)) == a.dims.end()) fill(r, k++, get(op.operands[0], d));
+          if (!is_reduced(op.attr<ir::attr::Reduce>().axes, d)) fill(r, k++, get(op.operands[0], d));
         return;
       }
       case OpKind::ArgReduce: {
         size_t k = 0;
         for (size_t d = 0; d < f_.type(op.operands[0]).rank(); ++d)
-          if (static_cast<int64_t>(d) != a.axis) fill(r, k++, get(op.operands[0], d));
+          if (static_cast<int64_t>(d) != op.attr<ir::attr::ArgReduce>().axis) fill(r, k++, get(op.operands[0], d));
         return;
       }
-      case OpKind::Cumulative: case OpKind::Sort:
+      case OpKind::Cumulative: case OpKind::Sort: {
+        const int64_t axis = op.kind == OpKind::Sort ? op.attr<ir::attr::Sort>().dimension : op.attr<ir::attr::Cumulative>().axis;
         for (size_t d = 0; d < f_.type(r).rank(); ++d)
-          if (static_cast<int64_t>(d) != a.axis) fill(r, d, get(op.operands[0], d));
+          if (static_cast<int64_t>(d) != axis) fill(r, d, get(op.operands[0], d));
         return;
+      }
       case OpKind::Slice: case OpKind::Pad: case OpKind::Rev: {
         const auto& it = f_.type(op.operands[0]);
+        std::optional<ir::DimMap> map;  // slice and rev; a pad touches the dims whose size it changes
+        if (op.kind != OpKind::Pad) map = ir::dim_map(f_, op);
         for (size_t d = 0; d < it.rank(); ++d) {
-          bool touched = it.shape()[d] != f_.type(r).shape()[d];
-          if (op.kind == OpKind::Rev) touched = std::find(a.dims.begin(), a.dims.end(), static_cast<int64_t>(d)) != a.dims.end();
-          if (op.kind == OpKind::Slice && !a.dims3.empty() && a.dims3[d] != 1) touched = true;
+          bool touched = map ? !ir::keeps_whole_dim(*map, d, it.shape(), f_.type(r).shape()) : it.shape()[d] != f_.type(r).shape()[d];
           if (!touched) fill(r, d, get(op.operands[0], d));
         }
         return;
@@ -141,12 +148,13 @@ class Planner {
       case OpKind::Concatenate:
         for (auto v : op.operands)
           for (size_t d = 0; d < f_.type(r).rank(); ++d)
-            if (static_cast<int64_t>(d) != a.axis) fill(r, d, get(v, d));
+            if (static_cast<int64_t>(d) != op.attr<ir::attr::Concatenate>().dimension) fill(r, d, get(v, d));
         return;
       case OpKind::DotGeneral: return forward_dot(op);
       case OpKind::ShardingConstraint: {
-        if (!a.spec) return;
-        auto e = a.spec->normalized(f_.type(r).rank()).entries();
+        const auto& wanted = op.attr<ir::attr::ShardingConstraint>().sharding;
+        if (!wanted) return;
+        auto e = wanted->normalized(f_.type(r).rank()).entries();
         for (size_t d = 0; d < e.size(); ++d) fill(r, d, e[d]);
         pinned_[static_cast<size_t>(r)] = true;  // what the user asked for, whatever follows
         return;
@@ -160,28 +168,28 @@ class Planner {
 
   // dot_general: batch dims from either side, then lhs free dims, then rhs free dims.
   void forward_dot(const ir::Op& op) {
-    const auto& a = op.attrs;
+    const auto& a = op.attr<ir::attr::DotGeneral>();
     const ir::ValueId r = op.results[0], l = op.operands[0], rh = op.operands[1];
     auto is_free = [](const std::vector<int64_t>& c, const std::vector<int64_t>& b, size_t d) {
       auto di = static_cast<int64_t>(d);
       return std::find(c.begin(), c.end(), di) == c.end() && std::find(b.begin(), b.end(), di) == b.end();
     };
     size_t k = 0;
-    for (size_t i = 0; i < a.dims3.size(); ++i, ++k) {
-      fill(r, k, get(l, static_cast<size_t>(a.dims3[i])));
-      fill(r, k, get(rh, static_cast<size_t>(a.dims4[i])));
+    for (size_t i = 0; i < a.lhs_batch.size(); ++i, ++k) {
+      fill(r, k, get(l, static_cast<size_t>(a.lhs_batch[i])));
+      fill(r, k, get(rh, static_cast<size_t>(a.rhs_batch[i])));
     }
     for (size_t d = 0; d < f_.type(l).rank(); ++d)
-      if (is_free(a.dims, a.dims3, d)) fill(r, k++, get(l, d));
+      if (is_free(a.lhs_contracting, a.lhs_batch, d)) fill(r, k++, get(l, d));
     for (size_t d = 0; d < f_.type(rh).rank(); ++d)
-      if (is_free(a.dims2, a.dims4, d)) fill(r, k++, get(rh, d));
+      if (is_free(a.rhs_contracting, a.rhs_batch, d)) fill(r, k++, get(rh, d));
   }
 
   // while: the carries keep their initial values' layouts; a carry with no preference takes
   // the one the body gives its new value (planned over the body with these layouts).
   void forward_while(const ir::Op& op) {
-    const auto& a = op.attrs;
-    const size_t ncc = static_cast<size_t>(a.dims.at(0)), nbc = static_cast<size_t>(a.dims.at(1));
+    const auto& w = op.attr<ir::attr::While>();
+    const auto ncc = static_cast<size_t>(w.cond_nconsts), nbc = static_cast<size_t>(w.body_nconsts);
     const size_t ncarry = op.results.size();
     for (size_t k = 0; k < ncarry; ++k) fill_all(op.results[k], op.operands[ncc + nbc + k]);
     if (op.regions.size() < 2) return;
@@ -208,8 +216,8 @@ class Planner {
 
   // scan: like while; the body sees consts, carries, then one slice of each scanned input.
   void forward_scan(const ir::Op& op) {
-    const auto& a = op.attrs;
-    const size_t nc = static_cast<size_t>(a.dims.at(0)), nk = static_cast<size_t>(a.dims.at(1));
+    const auto& scan = op.attr<ir::attr::Scan>();
+    const auto nc = static_cast<size_t>(scan.num_consts), nk = static_cast<size_t>(scan.num_carry);
     for (size_t k = 0; k < nk && k < op.results.size(); ++k) fill_all(op.results[k], op.operands[nc + k]);
     if (op.regions.empty()) return;
     const ir::Function& body = *op.regions[0];
@@ -240,7 +248,6 @@ class Planner {
     for (size_t i = f_.ops.size(); i-- > 0;) {
       const auto& op = f_.ops[i];
       if (op.results.empty()) continue;
-      const auto& a = op.attrs;
       const ir::ValueId r = op.results[0];
       switch (op.kind) {
         case OpKind::Elementwise: case OpKind::ShardingConstraint:
@@ -254,8 +261,12 @@ class Planner {
           break;
         }
         case OpKind::While: case OpKind::Scan: {  // a carry's initial value takes the carry's layout
-          const size_t first = op.kind == OpKind::While ? static_cast<size_t>(a.dims.at(0) + a.dims.at(1)) : static_cast<size_t>(a.dims.at(0));
-          const size_t ncarry = op.kind == OpKind::While ? op.results.size() : static_cast<size_t>(a.dims.at(1));
+          size_t first = 0, ncarry = op.results.size();
+          if (auto* w = std::get_if<ir::attr::While>(&op.attrs)) first = static_cast<size_t>(w->cond_nconsts + w->body_nconsts);
+          if (auto* scan = std::get_if<ir::attr::Scan>(&op.attrs)) {
+            first = static_cast<size_t>(scan->num_consts);
+            ncarry = static_cast<size_t>(scan->num_carry);
+          }
           for (size_t k = 0; k < ncarry && first + k < op.operands.size(); ++k) fill_all(op.operands[first + k], op.results[k]);
           break;
         }

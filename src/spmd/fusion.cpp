@@ -155,7 +155,7 @@ class Fuser {
     auto region = std::make_shared<ir::Function>();
     region->name = "fused_computation";
     std::unordered_map<ValueId, ValueId> inner;
-    ir::Op fusion{OpKind::Fusion, {}, {result_of(g.root)}, {}, f_.ops[g.root].loc, {}};
+    ir::Op fusion{OpKind::Fusion, {}, {result_of(g.root)}, ir::attr::Fusion{}, f_.ops[g.root].loc, {}};
     for (int m : g.members) {  // ascending: program order
       ir::Op op = f_.ops[m];
       for (auto& v : op.operands) {

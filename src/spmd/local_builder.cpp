@@ -54,7 +54,7 @@ std::vector<ir::ValueId> LocalBuilder::emit_multi(OpKind kind, std::vector<ir::V
 }
 
 ir::ValueId LocalBuilder::scalar_i32(int64_t v) {
-  ir::Attrs a;
+  ir::attr::Constant a;
   auto lit = std::make_shared<ir::Literal>();
   int32_t x = static_cast<int32_t>(v);
   lit->bytes.resize(4);
@@ -71,19 +71,19 @@ ir::ValueId LocalBuilder::all_gather(ir::ValueId v, DType dt, int64_t d, const E
   auto shape = fn_.type(v).shape();
   const int64_t before = types::shape_product(shape);
   shape[d] *= axes_size(axes);
-  ir::Attrs a;
+  ir::attr::AllGather a;
   a.axes = axes;
-  a.axis = d;
-  a.flag = true;  // tiled
+  a.all_gather_dimension = d;
+  a.tiled = true;  // tiled
   record(ir::collective_kind_name(OpKind::AllGather), axes, (types::shape_product(shape) - before) * static_cast<int64_t>(types::dtype_size(dt)), why);
   return emit(OpKind::AllGather, {v}, dt, shape, a);
 }
 
 ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, ir::ReduceKind kind, const Entry& axes,
                                      const std::string& why) {
-  ir::Attrs a;
+  ir::attr::AllReduce a;
   a.axes = axes;
-  a.reduce = kind;
+  a.kind = kind;
   const auto shape = fn_.type(v).shape();
   // A ring all-reduce moves ~2(n-1)/n of the buffer into each device; the ledger states the
   // buffer size, which is what the user can act on.
@@ -95,11 +95,11 @@ ir::ValueId LocalBuilder::reduce_scatter(ir::ValueId v, DType dt, ir::ReduceKind
                                          const std::string& why) {
   auto shape = fn_.type(v).shape();
   shape[d] /= axes_size(axes);
-  ir::Attrs a;
+  ir::attr::ReduceScatter a;
   a.axes = axes;
-  a.reduce = kind;
-  a.axis = d;
-  a.flag = true;  // tiled
+  a.kind = kind;
+  a.scatter_dimension = d;
+  a.tiled = true;  // tiled
   // Each device receives the partial blocks of the others for its own block.
   record(ir::collective_kind_name(OpKind::ReduceScatter), axes,
          types::shape_product(shape) * (axes_size(axes) - 1) * static_cast<int64_t>(types::dtype_size(dt)), why);
@@ -112,11 +112,11 @@ ir::ValueId LocalBuilder::all_to_all(ir::ValueId v, DType dt, int64_t split, int
   const int64_t n = axes_size(axes);
   shape[split] /= n;
   shape[concat] *= n;
-  ir::Attrs a;
+  ir::attr::AllToAll a;
   a.axes = axes;
-  a.axis = split;
-  a.axis2 = concat;
-  a.flag = true;  // tiled
+  a.split_axis = split;
+  a.concat_axis = concat;
+  a.tiled = true;  // tiled
   record(ir::collective_kind_name(OpKind::AllToAll), axes, types::shape_product(shape) * (n - 1) / n * static_cast<int64_t>(types::dtype_size(dt)), why);
   return emit(OpKind::AllToAll, {v}, dt, shape, a);
 }
@@ -169,11 +169,11 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
     any = true;
     const int64_t piece = sizes[d] / axes_size(rest);
     sizes[d] = piece;
-    ir::Attrs ai;
+    ir::attr::AxisIndex ai;
     ai.axes = rest;
     auto idx = emit(OpKind::AxisIndex, {}, DType::I32, {}, ai);
-    ir::Attrs mul;
-    mul.ew = ir::EwOp::Mul;
+    ir::attr::Elementwise mul;
+    mul.op = ir::EwOp::Mul;
     starts.push_back(emit(OpKind::Elementwise, {idx, scalar_i32(piece)}, DType::I32, {}, mul));
   }
   if (!any) return v;
@@ -186,8 +186,8 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
     }
     operands.push_back(s);
   }
-  ir::Attrs a;
-  a.dims = sizes;
+  ir::attr::DynamicSlice a;
+  a.slice_sizes = sizes;
   return emit(OpKind::DynamicSlice, operands, dt, sizes, a);
 }
 

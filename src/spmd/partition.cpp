@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "ir/dim_map.hpp"
 #include "spmd/auto_layouts.hpp"
 #include "spmd/local_builder.hpp"
 #include "spmd/partitioner.hpp"
@@ -86,8 +87,9 @@ ir::ValueId Partitioner::in_layout(const ir::Op& op, ir::ValueId v, const Partit
       if (key.first == v && key.second == to) return local;
     const auto& it = gtype(def->operands[0]);
     PartitionSpec need = PartitionSpec::replicated(it.rank());
-    for (size_t i = 0; i < def->attrs.dims.size(); ++i)
-      if (it.shape()[i] == t.shape()[def->attrs.dims[i]]) need = with_entry(need, i, to[def->attrs.dims[i]]);
+    auto map = ir::dim_map(def->attrs, it.shape(), t.shape());
+    for (size_t i = 0; i < map.size(); ++i)
+      if (ir::keeps_whole_dim(map, i, it.shape(), t.shape())) need = with_entry(need, i, to[map[i].result_dim]);
     auto x = in_layout(*def, def->operands[0], need);
     auto local = b_.emit(OpKind::BroadcastInDim, {x}, t.dtype(), b_.local_shape(t.shape(), to), def->attrs);
     rebroadcast_.push_back({{v, to}, local});
@@ -131,7 +133,7 @@ PartitionSpec Partitioner::result_layout(const ir::ArrayType& t, const Partition
 }
 
 void Partitioner::partition_op(const ir::Op& op) {
-  const auto& a = op.attrs;
+  const auto& a = op.attrs;  // unchanged, except where a rewrite says otherwise
   if (op.kind == OpKind::HostCallback) {  // the host sees whole values
     std::vector<ir::ValueId> ins;
     for (auto v : op.operands) ins.push_back(in_layout(op, v, PartitionSpec::replicated(gtype(v).rank())));
@@ -156,15 +158,17 @@ void Partitioner::partition_op(const ir::Op& op) {
       define_conformed(op, full, PartitionSpec::replicated(rt.rank()));
       return;
     }
-    case OpKind::BroadcastInDim: {
+    case OpKind::BroadcastInDim: {  // layouts follow whole dims through the dimension map
       const auto& it = gtype(op.operands[0]);
+      auto map = ir::dim_map(op.attrs, it.shape(), rt.shape());
+      auto whole = [&](size_t i) { return ir::keeps_whole_dim(map, i, it.shape(), rt.shape()); };
       PartitionSpec hint = PartitionSpec::replicated(rt.rank());
-      for (size_t i = 0; i < a.dims.size(); ++i)
-        if (it.shape()[i] == rt.shape()[a.dims[i]]) hint = with_entry(hint, a.dims[i], map_[op.operands[0]].layout[i]);
+      for (size_t i = 0; i < map.size(); ++i)
+        if (whole(i)) hint = with_entry(hint, map[i].result_dim, map_[op.operands[0]].layout[i]);
       PartitionSpec layout = result_layout(rt, &hint);
       PartitionSpec need = PartitionSpec::replicated(it.rank());
-      for (size_t i = 0; i < a.dims.size(); ++i)
-        if (it.shape()[i] == rt.shape()[a.dims[i]]) need = with_entry(need, i, layout[a.dims[i]]);
+      for (size_t i = 0; i < map.size(); ++i)
+        if (whole(i)) need = with_entry(need, i, layout[map[i].result_dim]);
       auto x = in_layout(op, op.operands[0], need);
       define(op.results[0], b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
       return;
@@ -172,7 +176,7 @@ void Partitioner::partition_op(const ir::Op& op) {
     case OpKind::Transpose: {
       const auto& in = map_[op.operands[0]];
       std::vector<Entry> entries;
-      for (auto p : a.dims) entries.push_back(in.layout[p]);
+      for (auto p : op.attr<ir::attr::Transpose>().permutation) entries.push_back(in.layout[p]);
       PartitionSpec layout(entries);
       define_conformed(op, b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
       return;
@@ -180,7 +184,7 @@ void Partitioner::partition_op(const ir::Op& op) {
     case OpKind::Reshape: return partition_reshape(op);
     case OpKind::Slice: case OpKind::Pad: case OpKind::Rev: return partition_gathering_dims(op);
     case OpKind::Concatenate: {
-      PartitionSpec layout = with_entry(map_[op.operands[0]].layout, a.axis, {});
+      PartitionSpec layout = with_entry(map_[op.operands[0]].layout, op.attr<ir::attr::Concatenate>().dimension, {});
       std::vector<ir::ValueId> ins;
       for (auto v : op.operands) ins.push_back(in_layout(op, v, layout));
       define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
@@ -188,10 +192,11 @@ void Partitioner::partition_op(const ir::Op& op) {
     }
     case OpKind::Reduce: {
       const auto& in = map_[op.operands[0]];
+      const auto& reduce = op.attr<ir::attr::Reduce>();
       Entry axes;
       std::vector<Entry> kept;
       for (size_t d = 0; d < in.layout.size(); ++d) {
-        bool reduced = std::find(a.dims.begin(), a.dims.end(), static_cast<int64_t>(d)) != a.dims.end();
+        bool reduced = std::find(reduce.axes.begin(), reduce.axes.end(), static_cast<int64_t>(d)) != reduce.axes.end();
         if (reduced) axes.insert(axes.end(), in.layout[d].begin(), in.layout[d].end());
         else kept.push_back(in.layout[d]);
       }
@@ -199,19 +204,22 @@ void Partitioner::partition_op(const ir::Op& op) {
       auto local = b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a);
       if (!axes.empty()) {
         axes = am_.order_wrt_mesh(axes);
-        local = b_.all_reduce(local, rt.dtype(), a.reduce,
+        local = b_.all_reduce(local, rt.dtype(), reduce.kind,
                               axes, fmt::format("{} over a dim sharded on {}", why(op), entry_text(axes)));
       }
       define_conformed(op, local, layout);
       return;
     }
-    case OpKind::ArgReduce: case OpKind::Cumulative: case OpKind::Sort: {
-      PartitionSpec need = with_entry(map_[op.operands[0]].layout, a.axis, {});
+    case OpKind::ArgReduce: case OpKind::Cumulative: case OpKind::Sort: {  // the op's axis must be whole
+      const int64_t axis = op.kind == OpKind::ArgReduce    ? op.attr<ir::attr::ArgReduce>().axis
+                           : op.kind == OpKind::Cumulative ? op.attr<ir::attr::Cumulative>().axis
+                                                           : op.attr<ir::attr::Sort>().dimension;
+      PartitionSpec need = with_entry(map_[op.operands[0]].layout, axis, {});
       auto x = in_layout(op, op.operands[0], need);
       PartitionSpec layout = need;
       if (op.kind == OpKind::ArgReduce) {
         auto e = need.entries();
-        e.erase(e.begin() + a.axis);
+        e.erase(e.begin() + axis);
         layout = PartitionSpec(e);
       }
       define_conformed(op, b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
@@ -227,7 +235,8 @@ void Partitioner::partition_op(const ir::Op& op) {
       return;
     }
     case OpKind::ShardingConstraint: {
-      PartitionSpec layout = normalized(a.spec ? *a.spec : rt.spec(), rt.rank());
+      const auto& wanted = op.attr<ir::attr::ShardingConstraint>().sharding;
+      PartitionSpec layout = normalized(wanted ? *wanted : rt.spec(), rt.rank());
       define(op.results[0], in_layout(op, op.operands[0], layout), layout);
       return;
     }
@@ -242,30 +251,34 @@ void Partitioner::partition_op(const ir::Op& op) {
   }
 }
 
+// Slice, Pad, Rev: dims the op moves data along must be whole; the others keep their layout
+// (a slice then takes its local extent of them).
 void Partitioner::partition_gathering_dims(const ir::Op& op) {
-  const auto& a = op.attrs;
   const auto& it = gtype(op.operands[0]);
   const auto& rt = gtype(op.results[0]);
   PartitionSpec need = map_[op.operands[0]].layout;
   std::vector<bool> touched(it.rank(), false);
-  for (size_t d = 0; d < it.rank(); ++d) {
-    if (op.kind == OpKind::Rev) touched[d] = std::find(a.dims.begin(), a.dims.end(), int64_t(d)) != a.dims.end();
-    else if (op.kind == OpKind::Pad) touched[d] = a.dims[d] != 0 || a.dims2[d] != 0;
-    else touched[d] = a.dims[d] != 0 || a.dims2[d] != it.shape()[d] || (!a.dims3.empty() && a.dims3[d] != 1);
-    if (touched[d]) need = with_entry(need, d, {});
+  if (op.kind == OpKind::Pad) {
+    const auto& pad = op.attr<ir::attr::Pad>();
+    for (size_t d = 0; d < it.rank(); ++d) touched[d] = pad.low[d] != 0 || pad.high[d] != 0;
+  } else {
+    auto map = ir::dim_map(op.attrs, it.shape(), rt.shape());
+    for (size_t d = 0; d < it.rank(); ++d) touched[d] = !ir::keeps_whole_dim(map, d, it.shape(), rt.shape());
   }
+  for (size_t d = 0; d < it.rank(); ++d)
+    if (touched[d]) need = with_entry(need, d, {});
   auto x = in_layout(op, op.operands[0], need);
   auto local_in = b_.local_shape(it.shape(), need);
-  ir::Attrs la = a;
-  if (op.kind == OpKind::Slice)
+  ir::Attrs local_attrs = op.attrs;
+  if (auto* slice = std::get_if<ir::attr::Slice>(&local_attrs))
     for (size_t d = 0; d < it.rank(); ++d)
       if (!touched[d]) {
-        la.dims[d] = 0;
-        la.dims2[d] = local_in[d];
+        slice->start_indices[d] = 0;
+        slice->limit_indices[d] = local_in[d];
       }
   std::vector<ir::ValueId> ins{x};
   for (size_t i = 1; i < op.operands.size(); ++i) ins.push_back(in_layout(op, op.operands[i], PartitionSpec()));
-  define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), need), la), need);
+  define_conformed(op, b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), need), local_attrs), need);
 }
 
 void Partitioner::partition_reshape(const ir::Op& op) {
@@ -283,14 +296,15 @@ void Partitioner::partition_reshape(const ir::Op& op) {
 }
 
 void Partitioner::partition_dot(const ir::Op& op) {
-  const auto& a = op.attrs;
+  const auto& dot = op.attr<ir::attr::DotGeneral>();
+  const auto &lc_dims = dot.lhs_contracting, &rc_dims = dot.rhs_contracting, &lb_dims = dot.lhs_batch, &rb_dims = dot.rhs_batch;
   const auto& lt = gtype(op.operands[0]);
   const auto& rt2 = gtype(op.operands[1]);
   const auto& ot = gtype(op.results[0]);
   PartitionSpec ll = map_[op.operands[0]].layout, rl = map_[op.operands[1]].layout;
   Entry partial;
-  for (size_t i = 0; i < a.dims.size(); ++i) {
-    auto lc = a.dims[i], rc = a.dims2[i];
+  for (size_t i = 0; i < lc_dims.size(); ++i) {
+    auto lc = lc_dims[i], rc = rc_dims[i];
     if (!ll[lc].empty() && ll[lc] == rl[rc]) {
       partial.insert(partial.end(), ll[lc].begin(), ll[lc].end());
     } else {
@@ -298,18 +312,18 @@ void Partitioner::partition_dot(const ir::Op& op) {
       rl = with_entry(rl, rc, {});
     }
   }
-  for (size_t i = 0; i < a.dims3.size(); ++i) rl = with_entry(rl, a.dims4[i], ll[a.dims3[i]]);
+  for (size_t i = 0; i < lb_dims.size(); ++i) rl = with_entry(rl, rb_dims[i], ll[lb_dims[i]]);
   std::set<std::string> used(partial.begin(), partial.end());
   auto is_free = [](const std::vector<int64_t>& c, const std::vector<int64_t>& b, int64_t d) {
     return std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end();
   };
   std::vector<Entry> out;
-  for (auto d : a.dims3) {
+  for (auto d : lb_dims) {
     out.push_back(ll[d]);
     used.insert(ll[d].begin(), ll[d].end());
   }
   for (int64_t d = 0; d < static_cast<int64_t>(lt.rank()); ++d)
-    if (is_free(a.dims, a.dims3, d)) {
+    if (is_free(lc_dims, lb_dims, d)) {
       bool clash = false;
       for (auto& ax : ll[d]) clash |= used.count(ax) > 0;
       if (clash) ll = with_entry(ll, d, {});
@@ -317,7 +331,7 @@ void Partitioner::partition_dot(const ir::Op& op) {
       used.insert(ll[d].begin(), ll[d].end());
     }
   for (int64_t d = 0; d < static_cast<int64_t>(rt2.rank()); ++d)
-    if (is_free(a.dims2, a.dims4, d)) {
+    if (is_free(rc_dims, rb_dims, d)) {
       bool clash = false;
       for (auto& ax : rl[d]) clash |= used.count(ax) > 0;
       if (clash) rl = with_entry(rl, d, {});
@@ -327,7 +341,7 @@ void Partitioner::partition_dot(const ir::Op& op) {
   auto x = in_layout(op, op.operands[0], ll);
   auto y = in_layout(op, op.operands[1], rl);
   PartitionSpec layout(out);
-  auto local = b_.emit(op.kind, {x, y}, ot.dtype(), b_.local_shape(ot.shape(), layout), a);
+  auto local = b_.emit(op.kind, {x, y}, ot.dtype(), b_.local_shape(ot.shape(), layout), op.attrs);
   if (!partial.empty()) {
     partial = am_.order_wrt_mesh(partial);
     // When the result is wanted sharded over exactly the partial axes on a dim it leaves

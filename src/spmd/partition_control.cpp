@@ -14,11 +14,10 @@ using types::AxisType;
 using types::DType;
 
 void Partitioner::partition_control(const ir::Op& op) {
-  const auto& a = op.attrs;
   auto type_layout = [&](ir::ValueId v) { return result_layout(gtype(v), nullptr); };
   // Collectives inside a body run once per iteration (or only when the branch is taken):
   // their ledger entries say so.
-  const std::string repeat = op.kind == OpKind::Scan ? fmt::format(" (in a scan body: {} times)", a.axis)
+  const std::string repeat = op.kind == OpKind::Scan ? fmt::format(" (in a scan body: {} times)", op.attr<ir::attr::Scan>().length)
                            : op.kind == OpKind::While ? std::string(" (in a while_loop body: every iteration)")
                                                       : std::string(" (in a cond branch: when taken)");
   auto sub = [&](const ir::Function& region, const std::vector<PartitionSpec>& in, const std::vector<PartitionSpec>& want) {
@@ -40,9 +39,9 @@ void Partitioner::partition_control(const ir::Op& op) {
   };
   std::vector<std::shared_ptr<const ir::Function>> regions;
   std::vector<PartitionSpec> out_layouts;
-  ir::Attrs la = a;
   if (op.kind == OpKind::While) {
-    const size_t ncc = a.dims[0], nbc = a.dims[1];
+    const auto& w = op.attr<ir::attr::While>();
+    const auto ncc = static_cast<size_t>(w.cond_nconsts), nbc = static_cast<size_t>(w.body_nconsts);
     for (size_t i = 0; i < op.operands.size(); ++i) {
       if (i < ncc + nbc) keep(op.operands[i]);
       else conform(op.operands[i], type_layout(op.operands[i]));
@@ -56,7 +55,8 @@ void Partitioner::partition_control(const ir::Op& op) {
     regions.push_back(sub(*op.regions[1], body_in, carries));
     out_layouts = carries;
   } else if (op.kind == OpKind::Scan) {
-    const size_t nc = a.dims[0], nk = a.dims[1];
+    const auto& scan = op.attr<ir::attr::Scan>();
+    const auto nc = static_cast<size_t>(scan.num_consts), nk = static_cast<size_t>(scan.num_carry);
     std::vector<PartitionSpec> body_in;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       auto v = op.operands[i];
@@ -95,7 +95,7 @@ void Partitioner::partition_control(const ir::Op& op) {
     const auto& t = gtype(op.results[r]);
     results.emplace_back(t.dtype(), b_.local_shape(t.shape(), out_layouts[r]));
   }
-  auto locals = b_.emit_multi(op.kind, ins, results, la, std::move(regions));
+  auto locals = b_.emit_multi(op.kind, ins, results, op.attrs, std::move(regions));
   for (size_t r = 0; r < op.results.size(); ++r) define(op.results[r], locals[r], out_layouts[r]);
 }
 
@@ -107,15 +107,15 @@ void Partitioner::partition_collective(const ir::Op& op) {
   auto local = b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), op.attrs);
   if (const char* kind = ir::collective_kind_name(op.kind)) {  // axis_index moves nothing
     const int64_t bytes = types::shape_product(b_.shape(local)) * static_cast<int64_t>(types::dtype_size(rt.dtype()));
-    b_.record(kind, op.attrs.axes, bytes, fmt::format("{} in a shard_map body", ir::op_display_name(op)));
+    b_.record(kind, ir::collective_axes(op), bytes, fmt::format("{} in a shard_map body", ir::op_display_name(op)));
   }
   define(op.results[0], local, layout);
 }
 
 void Partitioner::partition_shard_map(const ir::Op& op) {
-  const auto& a = op.attrs;
+  const auto& a = op.attr<ir::attr::ShardMap>();
   const ir::Function& body = *op.regions[0];
-  for (const auto& axis : a.axes)
+  for (const auto& axis : a.manual_axes)
     if (!am_.has_axis(axis))
       throw types::ShardingError("ValueError", fmt::format("shard_map over the mesh axis '{}' runs in a program on the mesh {}, which "
                                                            "has no such axis; call it on its own mesh, or enter that mesh with "
@@ -132,7 +132,7 @@ void Partitioner::partition_shard_map(const ir::Op& op) {
     auto v = op.operands[i];
     const auto& inner = body.type(body.params[i]);
     PartitionSpec kept = result_layout(inner, nullptr);
-    PartitionSpec manual = i < a.specs.size() ? a.specs[i] : PartitionSpec();
+    PartitionSpec manual = i < a.in_specs.size() ? a.in_specs[i] : PartitionSpec();
     ins.push_back(in_layout(op, v, merge(manual, kept, gtype(v).rank())));
     body_in.push_back(kept);
   }
@@ -152,7 +152,7 @@ void Partitioner::partition_shard_map(const ir::Op& op) {
   }
   b_.set_loc(op.loc);
   for (size_t r = 0; r < op.results.size(); ++r) {
-    PartitionSpec manual = r < a.specs2.size() ? a.specs2[r] : PartitionSpec();
+    PartitionSpec manual = r < a.out_specs.size() ? a.out_specs[r] : PartitionSpec();
     define(op.results[r], local[lf.results[r]], merge(manual, part.out_layouts[r], gtype(op.results[r]).rank()));
   }
 }

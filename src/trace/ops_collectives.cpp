@@ -40,8 +40,8 @@ ValueId pvary(Trace& t, ValueId x, const AxisNames& axes, const std::string& nam
 ValueId all_reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, const AxisNames& axes) {
   auto ctx = collective_ctx(t, name);
   auto rt = sharding::propagate_psum(ctx, t.type(x), axes);
-  ir::Attrs a;
-  a.reduce = kind;
+  ir::attr::AllReduce a;
+  a.kind = kind;
   a.axes = axes;
   return t.emit(OpKind::AllReduce, {x}, rt, a);
 }
@@ -56,10 +56,10 @@ ValueId all_gather(Trace& t, ValueId x, const AxisNames& axes, int64_t axis, boo
   auto ctx = collective_ctx(t, "all_gather");
   const auto& xt = t.type(x);
   auto rt = sharding::propagate_all_gather(ctx, xt, axes, axis, tiled);
-  ir::Attrs a;
+  ir::attr::AllGather a;
   a.axes = axes;
-  a.axis = static_cast<int64_t>(sharding::normalize_axis(ctx, axis, tiled ? xt.rank() : xt.rank() + 1, "axis"));
-  a.flag = tiled;
+  a.all_gather_dimension = static_cast<int64_t>(sharding::normalize_axis(ctx, axis, tiled ? xt.rank() : xt.rank() + 1, "axis"));
+  a.tiled = tiled;
   return t.emit(OpKind::AllGather, {x}, rt, a);
 }
 
@@ -67,19 +67,19 @@ ValueId psum_scatter(Trace& t, ValueId x, const AxisNames& axes, int64_t scatter
   auto ctx = collective_ctx(t, "psum_scatter");
   const auto& xt = t.type(x);
   auto rt = sharding::propagate_psum_scatter(ctx, xt, axes, scatter_dimension, tiled);
-  ir::Attrs a;
-  a.reduce = ReduceKind::Sum;
+  ir::attr::ReduceScatter a;
+  a.kind = ReduceKind::Sum;
   a.axes = axes;
-  a.axis = static_cast<int64_t>(sharding::normalize_axis(ctx, scatter_dimension, xt.rank(), "scatter_dimension"));
-  a.flag = tiled;
+  a.scatter_dimension = static_cast<int64_t>(sharding::normalize_axis(ctx, scatter_dimension, xt.rank(), "scatter_dimension"));
+  a.tiled = tiled;
   return t.emit(OpKind::ReduceScatter, {x}, rt, a);
 }
 
 ValueId ppermute(Trace& t, ValueId x, const AxisNames& axes, const std::vector<std::pair<int64_t, int64_t>>& perm) {
   auto rt = sharding::propagate_ppermute(collective_ctx(t, "ppermute"), t.type(x), axes, perm);
-  ir::Attrs a;
+  ir::attr::CollectivePermute a;
   a.axes = axes;
-  a.pairs = perm;
+  a.perm = perm;
   return t.emit(OpKind::CollectivePermute, {x}, rt, a);
 }
 
@@ -87,17 +87,17 @@ ValueId all_to_all(Trace& t, ValueId x, const AxisNames& axes, int64_t split_axi
   auto ctx = collective_ctx(t, "all_to_all");
   const auto& xt = t.type(x);
   auto rt = sharding::propagate_all_to_all(ctx, xt, axes, split_axis, concat_axis, tiled);
-  ir::Attrs a;
+  ir::attr::AllToAll a;
   a.axes = axes;
-  a.axis = static_cast<int64_t>(sharding::normalize_axis(ctx, split_axis, xt.rank(), "split_axis"));
-  a.axis2 = static_cast<int64_t>(sharding::normalize_axis(ctx, concat_axis, xt.rank(), "concat_axis"));
-  a.flag = tiled;
+  a.split_axis = static_cast<int64_t>(sharding::normalize_axis(ctx, split_axis, xt.rank(), "split_axis"));
+  a.concat_axis = static_cast<int64_t>(sharding::normalize_axis(ctx, concat_axis, xt.rank(), "concat_axis"));
+  a.tiled = tiled;
   return t.emit(OpKind::AllToAll, {x}, rt, a);
 }
 
 ValueId axis_index(Trace& t, const AxisNames& axes) {
   auto rt = sharding::propagate_axis_index(collective_ctx(t, "axis_index"), axes);
-  ir::Attrs a;
+  ir::attr::AxisIndex a;
   a.axes = axes;
   return t.emit(OpKind::AxisIndex, {}, rt, a);
 }

@@ -11,8 +11,8 @@ using ir::OpKind;
 
 ValueId iota(Trace& t, DType dtype, const Shape& shape, int64_t dimension, const OptOutSharding& out_sharding) {
   auto rt = sharding::propagate_creation(t.ctx("iota"), dtype, shape, out_sharding);
-  ir::Attrs a;
-  a.axis = dimension;
+  ir::attr::Iota a;
+  a.dimension = dimension;
   return t.emit(OpKind::Iota, {}, rt, a);
 }
 
@@ -30,7 +30,7 @@ ValueId full(Trace& t, const Shape& shape, double value, DTypeW dtype, const Opt
   ValueId c = scalar_constant(t, value, dtype);
   if (shape.empty() && !out_sharding) return c;
   auto rt = sharding::propagate_creation(t.ctx("broadcast_in_dim"), dtype.dtype, shape, out_sharding, dtype.weak);
-  ir::Attrs a;
+  ir::attr::BroadcastInDim a;
   return t.emit(OpKind::BroadcastInDim, {c}, rt, a);
 }
 

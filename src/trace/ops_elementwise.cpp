@@ -13,11 +13,7 @@ using ir::OpKind;
 namespace {
 DTypeW dtw(const ArrayType& t) { return {t.dtype(), t.weak_type()}; }
 
-ir::Attrs ew_attrs(EwOp op) {
-  ir::Attrs a;
-  a.ew = op;
-  return a;
-}
+ir::attr::Elementwise ew_attrs(EwOp op) { return {op}; }
 
 [[noreturn]] void reject_dtype(const std::string& name, DType d, const char* accepted) {
   throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of {}.", name,
@@ -34,7 +30,7 @@ int64_t normalize_axis(const std::string& op, int64_t axis, size_t rank) {
 
 ValueId constant(Trace& t, DType dtype, const Shape& shape, const void* bytes, bool weak, const OptOutSharding& out_sharding) {
   auto type = sharding::propagate_creation(t.ctx("constant"), dtype, shape, out_sharding, weak);
-  ir::Attrs a;
+  ir::attr::Constant a;
   auto lit = std::make_shared<ir::Literal>();
   lit->bytes.resize(static_cast<size_t>(types::shape_product(shape)) * types::dtype_size(dtype));
   if (!lit->bytes.empty()) std::memcpy(lit->bytes.data(), bytes, lit->bytes.size());
@@ -91,9 +87,9 @@ ValueId broadcast_to(Trace& t, ValueId x, const Shape& shape, const OptOutShardi
   if (broadcast_shapes("broadcast_to", {xt.shape(), shape}) != shape)
     throw types::ShardingError("ValueError", fmt::format("Incompatible shapes for broadcasting: {} and requested shape {}",
                                                          types::py_int_tuple(xt.shape()), types::py_int_tuple(shape)));
-  ir::Attrs a;
-  for (size_t i = 0; i < xt.rank(); ++i) a.dims.push_back(static_cast<int64_t>(shape.size() - xt.rank() + i));
-  auto rt = sharding::propagate_broadcast_in_dim(t.ctx("broadcast_in_dim"), xt, shape, a.dims, out_sharding);
+  ir::attr::BroadcastInDim a;
+  for (size_t i = 0; i < xt.rank(); ++i) a.broadcast_dimensions.push_back(static_cast<int64_t>(shape.size() - xt.rank() + i));
+  auto rt = sharding::propagate_broadcast_in_dim(t.ctx("broadcast_in_dim"), xt, shape, a.broadcast_dimensions, out_sharding);
   return t.emit(OpKind::BroadcastInDim, {x}, rt, a);
 }
 

@@ -39,9 +39,9 @@ ValueId reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, st
     throw types::ShardingError("ValueError", fmt::format("zero-size array to reduction operation {} which has no identity", name));
   ValueId xc = convert(t, x, dt);
   auto flat = sharding::propagate_reduce(t.ctx(name), t.type(xc), axes, dt.dtype, false).with_weak_type(dt.weak);
-  ir::Attrs a;
-  a.reduce = kind;
-  a.dims = axes;
+  ir::attr::Reduce a;
+  a.kind = kind;
+  a.axes = axes;
   ValueId r = t.emit(OpKind::Reduce, {xc}, flat, a);
   if (!keepdims) return r;
   auto kept = sharding::propagate_reduce(t.ctx(name), t.type(xc), axes, dt.dtype, true).with_weak_type(dt.weak);
@@ -85,10 +85,10 @@ ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x,
   } else {
     ax = normalize_axis(name, *axis, xt.rank());
   }
-  ir::Attrs a;
-  a.reduce = kind;
+  ir::attr::ArgReduce a;
+  a.kind = kind;
   a.axis = ax;
-  a.dtype = DType::I32;
+  a.index_dtype = DType::I32;
   auto flat = sharding::propagate_argminmax(t.ctx(name), t.type(src), ax, DType::I32, false);
   ValueId r = t.emit(OpKind::ArgReduce, {src}, flat, a);
   if (flat.shape() != rt.shape()) r = t.emit(OpKind::Reshape, {r}, rt);
@@ -105,8 +105,8 @@ ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x
   if (kind == ReduceKind::Sum || kind == ReduceKind::Prod) dt = sum_dtype(t.type(src));
   src = convert(t, src, dt);
   auto rt = sharding::propagate_cumulative(t.ctx(name), t.type(src), ax);
-  ir::Attrs a;
-  a.reduce = kind;
+  ir::attr::Cumulative a;
+  a.kind = kind;
   a.axis = ax;
   return t.emit(OpKind::Cumulative, {src}, rt, a);
 }
@@ -115,8 +115,8 @@ ValueId sort(Trace& t, ValueId x, int64_t axis) {
   auto xt = t.type(x);
   int64_t ax = normalize_axis("sort", axis, xt.rank());
   auto rt = sharding::propagate_sort(t.ctx("sort"), xt, ax);
-  ir::Attrs a;
-  a.axis = ax;
+  ir::attr::Sort a;
+  a.dimension = ax;
   return t.emit(OpKind::Sort, {x}, rt, a);
 }
 

@@ -17,17 +17,13 @@ std::vector<ValueId> concat(std::initializer_list<const std::vector<ValueId>*> p
 
 std::vector<ValueId> while_loop(Trace& t, const Region& cond, const Region& body, const std::vector<ValueId>& carry,
                                 const std::vector<ArrayType>& result_types) {
-  ir::Attrs a;
-  a.dims = {static_cast<int64_t>(cond.consts.size()), static_cast<int64_t>(body.consts.size())};
+  ir::attr::While a{static_cast<int64_t>(cond.consts.size()), static_cast<int64_t>(body.consts.size())};
   return t.emit_multi(OpKind::While, concat({&cond.consts, &body.consts, &carry}), result_types, a, {cond.fn, body.fn});
 }
 
 std::vector<ValueId> scan(Trace& t, const Region& body, const std::vector<ValueId>& carry, const std::vector<ValueId>& xs,
                           const std::vector<ArrayType>& result_types, int64_t length, bool reverse) {
-  ir::Attrs a;
-  a.dims = {static_cast<int64_t>(body.consts.size()), static_cast<int64_t>(carry.size())};
-  a.axis = length;
-  a.flag = reverse;
+  ir::attr::Scan a{static_cast<int64_t>(body.consts.size()), static_cast<int64_t>(carry.size()), length, reverse};
   return t.emit_multi(OpKind::Scan, concat({&body.consts, &carry, &xs}), result_types, a, {body.fn});
 }
 
@@ -40,36 +36,34 @@ std::vector<ValueId> cond(Trace& t, ValueId index, const std::vector<ValueId>& o
 
 std::vector<ValueId> shard_map(Trace& t, const Region& body, const std::vector<ValueId>& operands,
                                const std::vector<ArrayType>& result_types, const ShardMapSpecs& s) {
-  ir::Attrs a;
-  a.axes = s.manual_axes;
-  a.flag = s.check_vma;
-  a.specs = s.in_specs;
-  a.specs2 = s.out_specs;
-  // The concrete mesh (device ids row-major, then its shape): where a jitted program without
-  // committed inputs or context mesh must run (exec::place_inputs reads it from here).
-  for (int id : s.mesh.device_ids()) a.dims.push_back(id);
-  a.dims2 = s.mesh.abstract_mesh().axis_sizes();
+  ir::attr::ShardMap a;
+  a.manual_axes = s.manual_axes;
+  a.check_vma = s.check_vma;
+  a.in_specs = s.in_specs;
+  a.out_specs = s.out_specs;
+  for (int id : s.mesh.device_ids()) a.device_ids.push_back(id);
+  a.mesh_shape = s.mesh.abstract_mesh().axis_sizes();
   return t.emit_multi(OpKind::ShardMap, concat({&operands, &body.consts}), result_types, a, {body.fn});
 }
 
 void host_callback(Trace& t, const std::vector<ValueId>& operands, std::vector<std::string> identity,
                    std::shared_ptr<const void> callable) {
-  ir::Attrs a;
-  a.axes = std::move(identity);
-  a.payload = std::move(callable);
-  for (auto v : operands) a.flag |= !t.type(v).vma().empty();  // varying: every device prints its value
+  ir::attr::HostCallback a;
+  a.identity = std::move(identity);
+  a.callable = std::move(callable);
+  for (auto v : operands) a.varying |= !t.type(v).vma().empty();  // varying: every device prints its value
   t.emit_multi(OpKind::HostCallback, operands, {}, a, {});
 }
 
 ValueId sharding_constraint(Trace& t, ValueId x, const ArrayType& result, const types::PartitionSpec& layout) {
-  ir::Attrs a;
-  a.spec = layout;
+  ir::attr::ShardingConstraint a;
+  a.sharding = layout;
   return t.emit(OpKind::ShardingConstraint, {x}, result, a);
 }
 
 ValueId retype(Trace& t, ValueId x, const ArrayType& to) {
-  ir::Attrs a;
-  a.ew = EwOp::Convert;
+  ir::attr::Elementwise a;
+  a.op = EwOp::Convert;
   return t.emit(OpKind::Elementwise, {x}, to, a);
 }
 

@@ -42,8 +42,8 @@ ValueId transpose(Trace& t, ValueId x, std::vector<int64_t> perm) {
   bool identity = true;
   for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
   if (identity) return x;
-  ir::Attrs a;
-  a.dims = perm;
+  ir::attr::Transpose a;
+  a.permutation = perm;
   return t.emit(OpKind::Transpose, {x}, rt, a);
 }
 
@@ -91,8 +91,8 @@ ValueId concatenate(Trace& t, const std::vector<ValueId>& xs, int64_t axis) {
   }
   auto rt = sharding::propagate_concatenate(t.ctx("concatenate"), cts, axis);
   if (conv.size() == 1) return conv[0];
-  ir::Attrs a;
-  a.axis = axis;
+  ir::attr::Concatenate a;
+  a.dimension = axis;
   return t.emit(OpKind::Concatenate, conv, rt, a);
 }
 
@@ -113,10 +113,10 @@ ValueId slice(Trace& t, ValueId x, const Shape& start, const Shape& limit, const
   const auto xt = t.type(x);
   auto rt = sharding::propagate_slice(t.ctx("slice"), xt, start, limit, strides);
   if (rt.shape() == xt.shape()) return x;
-  ir::Attrs a;
-  a.dims = start;
-  a.dims2 = limit;
-  a.dims3 = strides;
+  ir::attr::Slice a;
+  a.start_indices = start;
+  a.limit_indices = limit;
+  a.strides = strides;
   return t.emit(OpKind::Slice, {x}, rt, a);
 }
 
@@ -134,9 +134,9 @@ ValueId index_dims(Trace& t, ValueId x, const std::vector<int64_t>& dims, const 
     entries[dims[i]] = {};
   }
   auto st = xt.with_shape(sizes, types::PartitionSpec(entries));
-  ir::Attrs a;
-  a.dims = start;
-  a.dims2 = limit;
+  ir::attr::Slice a;
+  a.start_indices = start;
+  a.limit_indices = limit;
   ValueId s = t.emit(OpKind::Slice, {x}, st, a);
   auto rt = sharding::propagate_index(t.ctx("getitem"), xt, dims);
   return t.emit(OpKind::Reshape, {s}, rt);
@@ -146,8 +146,8 @@ ValueId rev(Trace& t, ValueId x, std::vector<int64_t> dims) {
   const auto xt = t.type(x);
   for (auto& d : dims) d = normalize_axis("flip", d, xt.rank());
   auto rt = sharding::propagate_rev(t.ctx("rev"), xt, dims);
-  ir::Attrs a;
-  a.dims = dims;
+  ir::attr::Rev a;
+  a.dimensions = dims;
   return t.emit(OpKind::Rev, {x}, rt, a);
 }
 
@@ -163,11 +163,11 @@ ValueId dot_general(Trace& t, ValueId lhs, ValueId rhs, const sharding::DotDims&
                                                           types::py_int_tuple({rt.shape()[dims.rhs_contracting[i]]})));
   ValueId l = convert(t, lhs, p), r = convert(t, rhs, p);
   auto ot = sharding::propagate_dot_general(t.ctx(name), t.type(l), t.type(r), dims, p.dtype, out_sharding).with_weak_type(p.weak);
-  ir::Attrs a;
-  a.dims = dims.lhs_contracting;
-  a.dims2 = dims.rhs_contracting;
-  a.dims3 = dims.lhs_batch;
-  a.dims4 = dims.rhs_batch;
+  ir::attr::DotGeneral a;
+  a.lhs_contracting = dims.lhs_contracting;
+  a.rhs_contracting = dims.rhs_contracting;
+  a.lhs_batch = dims.lhs_batch;
+  a.rhs_batch = dims.rhs_batch;
   return t.emit(OpKind::DotGeneral, {l, r}, ot, a);
 }
 
@@ -212,9 +212,9 @@ ValueId pad(Trace& t, ValueId x, ValueId value, const Shape& low, const Shape& h
   }
   if (!any && !keep_if_empty) return x;
   auto rt = sharding::propagate_pad(t.ctx("pad"), t.type(x), cfg);
-  ir::Attrs a;
-  a.dims = low;
-  a.dims2 = high;
+  ir::attr::Pad a;
+  a.low = low;
+  a.high = high;
   return t.emit(OpKind::Pad, {x, convert(t, value, {t.type(x).dtype(), false})}, rt, a);
 }
 
@@ -222,8 +222,8 @@ ValueId dynamic_slice(Trace& t, ValueId x, const std::vector<ValueId>& starts, c
   auto rt = sharding::propagate_dynamic_slice(t.ctx("dynamic_slice"), t.type(x), sizes);
   std::vector<ValueId> operands = {x};
   operands.insert(operands.end(), starts.begin(), starts.end());
-  ir::Attrs a;
-  a.dims = sizes;
+  ir::attr::DynamicSlice a;
+  a.slice_sizes = sizes;
   return t.emit(OpKind::DynamicSlice, operands, rt, a);
 }
 

@@ -41,9 +41,9 @@ TEST_CASE("auto axes: sin -> reshape -> reduce keeps the rows split, no collecti
   f.params = {x};
   auto y = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(ir::EwOp::Sin));
   auto z = op1(f, OpKind::Reshape, {y}, ty(m, {8, 2, 2}));
-  ir::Attrs sa;
-  sa.reduce = ir::ReduceKind::Sum;
-  sa.dims = {2};
+  ir::attr::Reduce sa;
+  sa.kind = ir::ReduceKind::Sum;
+  sa.axes = {2};
   auto w = op1(f, OpKind::Reduce, {z}, ty(m, {8, 2}), sa);
   f.results = {w};
 
@@ -104,8 +104,8 @@ TEST_CASE("auto axes: a sharding constraint pulls its producers' layout backward
   f.params = {x};
   auto a = op1(f, OpKind::Elementwise, {x}, ty(m, {8, 4}), ew(ir::EwOp::Exp));
   auto one = op1(f, OpKind::Elementwise, {a}, ty(m, {8, 4}), ew(ir::EwOp::Neg));
-  ir::Attrs ca;
-  ca.spec = PartitionSpec(E{{"dp"}, {}});
+  ir::attr::ShardingConstraint ca;
+  ca.sharding = PartitionSpec(E{{"dp"}, {}});
   auto c = op1(f, OpKind::ShardingConstraint, {one}, ty(m, {8, 4}), ca);
   f.results = {c};
   auto plan = spmd::plan_auto_layouts(f, m.abstract_mesh(), {PartitionSpec()});
@@ -117,6 +117,6 @@ TEST_CASE("auto axes: a sharding constraint pulls its producers' layout backward
   // The local program computes exp on a (2, 4) row block (sliced from the replicated x).
   bool local_rows = false;
   for (const auto& op : parts.local.ops)
-    if (op.kind == OpKind::Elementwise && op.attrs.ew == ir::EwOp::Exp) local_rows = parts.local.type(op.results[0]).shape() == types::Shape{2, 4};
+    if (op.kind == OpKind::Elementwise && op.attr<ir::attr::Elementwise>().op == ir::EwOp::Exp) local_rows = parts.local.type(op.results[0]).shape() == types::Shape{2, 4};
   CHECK(local_rows);
 }

@@ -23,8 +23,8 @@ types::Mesh mesh4() { return types::Mesh({0, 1, 2, 3}, {4}, {"x"}, std::vector<A
 ir::ArrayType gt(const types::Mesh& m, types::Shape s, PartitionSpec spec = {}, DType dt = DType::F32) {
   return ir::ArrayType(dt, std::move(s), m.abstract_mesh(), std::move(spec));
 }
-ir::Attrs scalar_literal(float v) {
-  ir::Attrs a;
+ir::attr::Constant scalar_literal(float v) {
+  ir::attr::Constant a;
   auto lit = std::make_shared<ir::Literal>();
   lit->bytes.resize(4);
   std::memcpy(lit->bytes.data(), &v, 4);
@@ -39,9 +39,9 @@ ir::Function scan_with_psum(const types::Mesh& m) {
   auto x = body->new_value(gt(m, {8}, PartitionSpec(E{{"x"}})));
   body->params = {c, x};
   auto c2 = op1(*body, OpKind::Elementwise, {c, x}, gt(m, {8}, PartitionSpec(E{{"x"}})), ew(ir::EwOp::Add));
-  ir::Attrs sum;
-  sum.reduce = ir::ReduceKind::Sum;
-  sum.dims = {0};
+  ir::attr::Reduce sum;
+  sum.kind = ir::ReduceKind::Sum;
+  sum.axes = {0};
   auto y = op1(*body, OpKind::Reduce, {c2}, gt(m, {}), sum);
   body->results = {c2, y};
 
@@ -51,11 +51,7 @@ ir::Function scan_with_psum(const types::Mesh& m) {
   f.params = {c0, xs};
   auto cf = f.new_value(gt(m, {8}, PartitionSpec(E{{"x"}})));
   auto ys = f.new_value(gt(m, {3}));
-  ir::Op scan{OpKind::Scan, {c0, xs}, {cf, ys}, {}, {}};
-  scan.attrs.dims = {0, 1};
-  scan.attrs.axis = 3;
-  scan.regions = {body};
-  f.ops.push_back(scan);
+  f.ops.push_back(ir::Op{OpKind::Scan, {c0, xs}, {cf, ys}, ir::attr::Scan{0, 1, 3, false}, {}, {body}});
   f.results = {cf, ys};
   return f;
 }
@@ -103,10 +99,7 @@ TEST_CASE("while and cond: trip count from a replicated predicate, branch by ind
   auto x = f.new_value(gt(m, {}));
   f.params = {x};
   auto r = f.new_value(gt(m, {}));
-  ir::Op w{OpKind::While, {x}, {r}, {}, {}};
-  w.attrs.dims = {0, 0};
-  w.regions = {cond, body};
-  f.ops.push_back(w);
+  f.ops.push_back(ir::Op{OpKind::While, {x}, {r}, ir::attr::While{0, 0}, {}, {cond, body}});
   f.results = {r};
   REQUIRE(ir::verify(f).empty());
   auto run = exec::run_global(f, {put(m, {3.0f}, {}, PartitionSpec())});

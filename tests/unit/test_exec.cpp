@@ -8,6 +8,7 @@
 #include "exec/host_kernels.hpp"
 #include "exec/program.hpp"
 #include "runtime/device_runtime.hpp"
+#include "test_program_util.hpp"
 
 using namespace shard;
 using ir::OpKind;
@@ -16,11 +17,6 @@ using types::DType;
 namespace {
 ir::ArrayType T(DType d, types::Shape s) { return ir::ArrayType(d, std::move(s)); }
 
-ir::ValueId add_op(ir::Function& f, OpKind k, std::vector<ir::ValueId> operands, ir::ArrayType result, ir::Attrs attrs = {}) {
-  ir::Op op{k, std::move(operands), {f.new_value(std::move(result))}, std::move(attrs), {}};
-  f.ops.push_back(op);
-  return op.results[0];
-}
 
 std::vector<float> to_floats(const runtime::BufferRef& b, size_t n) {
   std::vector<float> v(n);
@@ -33,28 +29,28 @@ TEST_CASE("a per-device program: transpose, sin, reduce, dot, concatenate, slice
   ir::Function f;
   auto x = f.new_value(T(DType::F32, {3, 4}));
   f.params = {x};
-  ir::Attrs perm;
-  perm.dims = {1, 0};
-  auto xt = add_op(f, OpKind::Transpose, {x}, T(DType::F32, {4, 3}), perm);
-  ir::Attrs sin;
-  sin.ew = ir::EwOp::Sin;
-  auto s = add_op(f, OpKind::Elementwise, {xt}, T(DType::F32, {4, 3}), sin);
-  ir::Attrs red;
-  red.reduce = ir::ReduceKind::Sum;
-  red.dims = {1};
-  auto r = add_op(f, OpKind::Reduce, {s}, T(DType::F32, {4}), red);
-  ir::Attrs dot;  // x (3x4) @ xt (4x3)
-  dot.dims = {1};
-  dot.dims2 = {0};
-  auto d = add_op(f, OpKind::DotGeneral, {x, xt}, T(DType::F32, {3, 3}), dot);
-  ir::Attrs cat;
-  cat.axis = 0;
-  auto c = add_op(f, OpKind::Concatenate, {x, x}, T(DType::F32, {6, 4}), cat);
-  ir::Attrs sl;
-  sl.dims = {1, 1};
-  sl.dims2 = {6, 4};
-  sl.dims3 = {2, 2};
-  auto sc = add_op(f, OpKind::Slice, {c}, T(DType::F32, {3, 2}), sl);
+  ir::attr::Transpose perm;
+  perm.permutation = {1, 0};
+  auto xt = testing::op1(f, OpKind::Transpose, {x}, T(DType::F32, {4, 3}), perm);
+  ir::attr::Elementwise sin;
+  sin.op = ir::EwOp::Sin;
+  auto s = testing::op1(f, OpKind::Elementwise, {xt}, T(DType::F32, {4, 3}), sin);
+  ir::attr::Reduce red;
+  red.kind = ir::ReduceKind::Sum;
+  red.axes = {1};
+  auto r = testing::op1(f, OpKind::Reduce, {s}, T(DType::F32, {4}), red);
+  ir::attr::DotGeneral dot;  // x (3x4) @ xt (4x3)
+  dot.lhs_contracting = {1};
+  dot.rhs_contracting = {0};
+  auto d = testing::op1(f, OpKind::DotGeneral, {x, xt}, T(DType::F32, {3, 3}), dot);
+  ir::attr::Concatenate cat;
+  cat.dimension = 0;
+  auto c = testing::op1(f, OpKind::Concatenate, {x, x}, T(DType::F32, {6, 4}), cat);
+  ir::attr::Slice sl;
+  sl.start_indices = {1, 1};
+  sl.limit_indices = {6, 4};
+  sl.strides = {2, 2};
+  auto sc = testing::op1(f, OpKind::Slice, {c}, T(DType::F32, {3, 2}), sl);
   f.results = {r, d, sc};
   INFO(ir::print(f));
 

@@ -13,6 +13,7 @@
 #include "runtime/device_runtime.hpp"
 #include "spmd/fusion.hpp"
 #include "spmd/pipeline.hpp"
+#include "test_program_util.hpp"
 
 using namespace shard;
 using ir::EwOp;
@@ -23,30 +24,25 @@ namespace {
 
 ir::ArrayType T(DType d, types::Shape s) { return ir::ArrayType(d, std::move(s)); }
 
-ir::ValueId add_op(ir::Function& f, OpKind k, std::vector<ir::ValueId> operands, ir::ArrayType result, ir::Attrs attrs = {}) {
-  ir::Op op{k, std::move(operands), {f.new_value(std::move(result))}, std::move(attrs), {}};
-  f.ops.push_back(op);
-  return op.results[0];
-}
 ir::ValueId ew(ir::Function& f, EwOp e, std::vector<ir::ValueId> operands, DType dt = DType::F32) {
-  ir::Attrs a;
-  a.ew = e;
+  ir::attr::Elementwise a;
+  a.op = e;
   auto shape = f.type(operands[0]).shape();
-  return add_op(f, OpKind::Elementwise, std::move(operands), T(dt, shape), a);
+  return testing::op1(f, OpKind::Elementwise, std::move(operands), T(dt, shape), a);
 }
 template <class V>
 ir::ValueId constant(ir::Function& f, DType dt, V value) {
   auto lit = std::make_shared<ir::Literal>();
   lit->bytes.resize(sizeof(V));
   std::memcpy(lit->bytes.data(), &value, sizeof(V));
-  ir::Attrs a;
+  ir::attr::Constant a;
   a.literal = lit;
-  return add_op(f, OpKind::Constant, {}, T(dt, {}), a);
+  return testing::op1(f, OpKind::Constant, {}, T(dt, {}), a);
 }
 ir::ValueId broadcast(ir::Function& f, ir::ValueId x, types::Shape shape, std::vector<int64_t> dims) {
-  ir::Attrs a;
-  a.dims = std::move(dims);
-  return add_op(f, OpKind::BroadcastInDim, {x}, T(f.type(x).dtype(), std::move(shape)), a);
+  ir::attr::BroadcastInDim a;
+  a.broadcast_dimensions = std::move(dims);
+  return testing::op1(f, OpKind::BroadcastInDim, {x}, T(f.type(x).dtype(), std::move(shape)), a);
 }
 
 int count(const ir::Function& f, OpKind k) {
@@ -56,7 +52,7 @@ int count(const ir::Function& f, OpKind k) {
 }
 int count_ew(const ir::Function& f, EwOp e) {
   int n = 0;
-  for (auto& op : f.ops) n += op.kind == OpKind::Elementwise && op.attrs.ew == e;
+  for (auto& op : f.ops) n += op.kind == OpKind::Elementwise && op.attr<ir::attr::Elementwise>().op == e;
   return n;
 }
 const ir::Op& only(const ir::Function& f, OpKind k) {
@@ -105,9 +101,9 @@ ir::Function sin_add(int64_t n, int32_t k = 2) {
   f.params = {a, b};
   auto s = ew(f, EwOp::Sin, {a});
   auto two = constant(f, DType::I32, k);
-  ir::Attrs cv;
-  cv.ew = EwOp::Convert;
-  auto twof = add_op(f, OpKind::Elementwise, {two}, T(DType::F32, {}), cv);
+  ir::attr::Elementwise cv;
+  cv.op = EwOp::Convert;
+  auto twof = testing::op1(f, OpKind::Elementwise, {two}, T(DType::F32, {}), cv);
   auto m = ew(f, EwOp::Mul, {b, broadcast(f, twof, {n}, {})});
   f.results = {ew(f, EwOp::Add, {s, m})};
   return f;
@@ -202,10 +198,10 @@ TEST_CASE("a reduction splits groups; its broadcast result is read with stride 0
   auto c = f.new_value(T(DType::F32, {4, 8}));
   f.params = {a, b, c};
   auto p = ew(f, EwOp::Mul, {ew(f, EwOp::Exp, {a}), b});
-  ir::Attrs red;
-  red.reduce = ir::ReduceKind::Sum;
-  red.dims = {1};
-  auto s = add_op(f, OpKind::Reduce, {p}, T(DType::F32, {4}), red);
+  ir::attr::Reduce red;
+  red.kind = ir::ReduceKind::Sum;
+  red.axes = {1};
+  auto s = testing::op1(f, OpKind::Reduce, {p}, T(DType::F32, {4}), red);
   auto one = broadcast(f, constant(f, DType::F32, 1.0f), {4, 8}, {});
   auto out = ew(f, EwOp::Add, {ew(f, EwOp::Mul, {broadcast(f, s, {4, 8}, {0}), c}), one});
   f.results = {out};
@@ -240,18 +236,18 @@ TEST_CASE("transpose, slice, rev and reshape of inputs fuse as strided reads", "
   auto b = f.new_value(T(DType::F32, {12}));
   auto c = f.new_value(T(DType::F32, {8}));
   f.params = {a, b, c};
-  ir::Attrs perm;
-  perm.dims = {1, 0};
-  auto t = add_op(f, OpKind::Transpose, {a}, T(DType::F32, {4, 3}), perm);
-  ir::Attrs rv;
-  rv.dims = {0};
-  auto r = add_op(f, OpKind::Rev, {t}, T(DType::F32, {4, 3}), rv);
-  auto bb = add_op(f, OpKind::Reshape, {b}, T(DType::F32, {4, 3}));
-  ir::Attrs sl;
-  sl.dims = {1};
-  sl.dims2 = {8};
-  sl.dims3 = {2};
-  auto s = add_op(f, OpKind::Slice, {c}, T(DType::F32, {4}), sl);
+  ir::attr::Transpose perm;
+  perm.permutation = {1, 0};
+  auto t = testing::op1(f, OpKind::Transpose, {a}, T(DType::F32, {4, 3}), perm);
+  ir::attr::Rev rv;
+  rv.dimensions = {0};
+  auto r = testing::op1(f, OpKind::Rev, {t}, T(DType::F32, {4, 3}), rv);
+  auto bb = testing::op1(f, OpKind::Reshape, {b}, T(DType::F32, {4, 3}));
+  ir::attr::Slice sl;
+  sl.start_indices = {1};
+  sl.limit_indices = {8};
+  sl.strides = {2};
+  auto s = testing::op1(f, OpKind::Slice, {c}, T(DType::F32, {4}), sl);
   auto out = ew(f, EwOp::Sub, {ew(f, EwOp::Mul, {r, bb}), broadcast(f, s, {4, 3}, {0})});
   f.results = {out};
   auto g = fused(f);
@@ -275,11 +271,11 @@ TEST_CASE("a view also read by a non-fusible op stays; a reshape reads a compute
   f.params = {a, w};
   auto wb = broadcast(f, w, {2, 3}, {1});
   auto e = ew(f, EwOp::Exp, {ew(f, EwOp::Add, {a, wb})});  // fusion: add, exp, broadcast copy
-  ir::Attrs dot;                                            // and wb itself is read by a dot
-  dot.dims = {1};
-  dot.dims2 = {1};
-  auto d = add_op(f, OpKind::DotGeneral, {a, wb}, T(DType::F32, {2, 2}), dot);
-  auto flat = add_op(f, OpKind::Reshape, {e}, T(DType::F32, {6}));
+  ir::attr::DotGeneral dot;                                            // and wb itself is read by a dot
+  dot.lhs_contracting = {1};
+  dot.rhs_contracting = {1};
+  auto d = testing::op1(f, OpKind::DotGeneral, {a, wb}, T(DType::F32, {2, 2}), dot);
+  auto flat = testing::op1(f, OpKind::Reshape, {e}, T(DType::F32, {6}));
   auto n = ew(f, EwOp::Neg, {flat});
   f.results = {d, n};
   auto g = fused(f);
@@ -314,9 +310,8 @@ TEST_CASE("fusion runs inside control-flow bodies", "[fusion]") {
     r->results = {first ? ew(*r, EwOp::Mul, {ew(*r, EwOp::Sin, {p}), k}) : ew(*r, EwOp::Add, {p, k})};
     return r;
   };
-  ir::Op cond{OpKind::Cond, {idx, x}, {f.new_value(T(DType::F32, {16}))}, {}, {}, {branch(true), branch(false)}};
-  f.ops.push_back(cond);
-  f.results = {cond.results[0]};
+  auto cond = ir::Builder(f).op_multi(OpKind::Cond, {idx, x}, {T(DType::F32, {16})}, {}, {branch(true), branch(false)});
+  f.results = {cond[0]};
   auto g = fused(f);
   INFO(ir::print(g));
   const auto& c = only(g, OpKind::Cond);
@@ -376,29 +371,29 @@ TEST_CASE("random programs compute the same fused and unfused", "[fusion]") {
         case 2: v = ew(f, EwOp::Mul, {v, pick()}); break;
         case 3: v = ew(f, EwOp::Max, {v, pick()}); break;
         case 4: {
-          ir::Attrs a;
-          a.dims = {1, 0};
-          v = add_op(f, OpKind::Transpose, {v}, T(DType::F32, sq), a);
+          ir::attr::Transpose a;
+          a.permutation = {1, 0};
+          v = testing::op1(f, OpKind::Transpose, {v}, T(DType::F32, sq), a);
           break;
         }
         case 5: {
-          ir::Attrs a;
-          a.dims = {static_cast<int64_t>(rnd(2))};
-          v = add_op(f, OpKind::Rev, {v}, T(DType::F32, sq), a);
+          ir::attr::Rev a;
+          a.dimensions = {static_cast<int64_t>(rnd(2))};
+          v = testing::op1(f, OpKind::Rev, {v}, T(DType::F32, sq), a);
           break;
         }
         case 6: {  // row r as [1,4], broadcast back over the rows
-          ir::Attrs a;
+          ir::attr::Slice a;
           const int64_t r = rnd(4);
-          a.dims = {r, 0};
-          a.dims2 = {r + 1, 4};
-          auto row = add_op(f, OpKind::Slice, {v}, T(DType::F32, {1, 4}), a);
+          a.start_indices = {r, 0};
+          a.limit_indices = {r + 1, 4};
+          auto row = testing::op1(f, OpKind::Slice, {v}, T(DType::F32, {1, 4}), a);
           v = broadcast(f, row, sq, {0, 1});
           break;
         }
         case 7: {
-          auto flat = add_op(f, OpKind::Reshape, {v}, T(DType::F32, {16}));
-          v = add_op(f, OpKind::Reshape, {ew(f, EwOp::Neg, {flat})}, T(DType::F32, sq));
+          auto flat = testing::op1(f, OpKind::Reshape, {v}, T(DType::F32, {16}));
+          v = testing::op1(f, OpKind::Reshape, {ew(f, EwOp::Neg, {flat})}, T(DType::F32, sq));
           break;
         }
         default: {  // a scalar: a constant, or a reduction of v, times v
@@ -406,10 +401,10 @@ TEST_CASE("random programs compute the same fused and unfused", "[fusion]") {
           if (rnd(2)) {
             s = constant(f, DType::F32, 0.5f + static_cast<float>(rnd(4)));
           } else {
-            ir::Attrs red;
-            red.reduce = ir::ReduceKind::Max;
-            red.dims = {0, 1};
-            s = ew(f, EwOp::Cos, {add_op(f, OpKind::Reduce, {v}, T(DType::F32, {}), red)});
+            ir::attr::Reduce red;
+            red.kind = ir::ReduceKind::Max;
+            red.axes = {0, 1};
+            s = ew(f, EwOp::Cos, {testing::op1(f, OpKind::Reduce, {v}, T(DType::F32, {}), red)});
           }
           v = ew(f, EwOp::Mul, {broadcast(f, s, sq, {}), v});
           break;

@@ -89,38 +89,65 @@ TEST_CASE("printed jaxprs name elementwise ops by the table's primitive names", 
 }
 
 TEST_CASE("dimension maps of the data-movement ops", "[primitives][dim_map]") {
-  ir::Attrs a;
   SECTION("transpose: result dim j reads operand dim perm[j]") {
-    a.dims = {2, 0, 1};
-    auto m = ir::dim_map(ir::OpKind::Transpose, a, {2, 3, 4}, {4, 2, 3});
+    auto m = ir::dim_map(ir::attr::Transpose{{2, 0, 1}}, {2, 3, 4}, {4, 2, 3});
     CHECK(m[2].result_dim == 0);
     CHECK(m[0].result_dim == 1);
     CHECK(m[1].result_dim == 2);
     CHECK(ir::keeps_whole_dim(m, 2, {2, 3, 4}, {4, 2, 3}));
   }
   SECTION("broadcast_in_dim: size-1 operand dims are broadcast, others follow dims") {
-    a.dims = {0, 2};
-    auto m = ir::dim_map(ir::OpKind::BroadcastInDim, a, {1, 5}, {3, 7, 5});
+    auto m = ir::dim_map(ir::attr::BroadcastInDim{{0, 2}}, {1, 5}, {3, 7, 5});
     CHECK(m[0].result_dim == -1);
     CHECK(m[1].result_dim == 2);
     CHECK_FALSE(ir::keeps_whole_dim(m, 0, {1, 5}, {3, 7, 5}));
     CHECK(ir::keeps_whole_dim(m, 1, {1, 5}, {3, 7, 5}));
   }
   SECTION("slice: start + stride * index; a sliced dim is not whole") {
-    a.dims = {1, 0};
-    a.dims2 = {7, 4};
-    a.dims3 = {2, 1};
-    auto m = ir::dim_map(ir::OpKind::Slice, a, {8, 4}, {3, 4});
+    auto m = ir::dim_map(ir::attr::Slice{{1, 0}, {7, 4}, {2, 1}}, {8, 4}, {3, 4});
     CHECK(m[0].start == 1);
     CHECK(m[0].step == 2);
     CHECK_FALSE(ir::keeps_whole_dim(m, 0, {8, 4}, {3, 4}));
     CHECK(ir::keeps_whole_dim(m, 1, {8, 4}, {3, 4}));
   }
   SECTION("rev: n - 1 - index") {
-    a.dims = {1};
-    auto m = ir::dim_map(ir::OpKind::Rev, a, {2, 6}, {2, 6});
+    auto m = ir::dim_map(ir::attr::Rev{{1}}, {2, 6}, {2, 6});
     CHECK(m[1].start == 5);
     CHECK(m[1].step == -1);
     CHECK(m[0].step == 1);
   }
+}
+
+TEST_CASE("typed attributes: equality, hashing and the verifier's kind check", "[primitives][attrs]") {
+  using types::DType;
+  auto build = [](ir::Attrs transpose_attrs) {
+    ir::Function f;
+    ir::Builder b(f);
+    auto x = b.param(ir::ArrayType(DType::F32, {2, 3}));
+    f.results = {b.op(ir::OpKind::Transpose, {x}, ir::ArrayType(DType::F32, {3, 2}), std::move(transpose_attrs))};
+    return f;
+  };
+  auto a = build(ir::attr::Transpose{{1, 0}});
+  auto same = build(ir::attr::Transpose{{1, 0}});
+  CHECK(ir::verify(a).empty());
+  CHECK(ir::structurally_equal(a, same));
+  CHECK(ir::structural_hash(a) == ir::structural_hash(same));
+  // Attributes of another kind are a malformed op.
+  auto wrong = build(ir::attr::Rev{{0}});
+  auto problems = ir::verify(wrong);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("attributes of another kind") != std::string::npos);
+  CHECK_FALSE(ir::structurally_equal(a, wrong));
+  // Kinds without attributes get their empty struct from the builder.
+  ir::Function g;
+  ir::Builder b(g);
+  auto x = b.param(ir::ArrayType(DType::F32, {6}));
+  auto r = b.op(ir::OpKind::Reshape, {x}, ir::ArrayType(DType::F32, {2, 3}));
+  g.results = {r};
+  CHECK(std::holds_alternative<ir::attr::Reshape>(g.ops[0].attrs));
+  CHECK(ir::verify(g).empty());
+  // Constants compare by their bytes, not by the buffer they share.
+  auto lit = [](uint8_t v) { return std::make_shared<ir::Literal>(ir::Literal{{v, 0, 0, 0}}); };
+  CHECK(ir::Attrs(ir::attr::Constant{lit(1)}) == ir::Attrs(ir::attr::Constant{lit(1)}));
+  CHECK(ir::Attrs(ir::attr::Constant{lit(1)}) != ir::Attrs(ir::attr::Constant{lit(2)}));
 }

@@ -14,11 +14,7 @@ inline ir::ValueId op1(ir::Function& f, ir::OpKind k, std::vector<ir::ValueId> i
   return ir::Builder(f).op(k, std::move(ins), std::move(t), std::move(a));
 }
 
-inline ir::Attrs ew(ir::EwOp op) {
-  ir::Attrs a;
-  a.ew = op;
-  return a;
-}
+inline ir::attr::Elementwise ew(ir::EwOp op) { return {op}; }
 
 // A float32 array from host data, placed on `m` as `spec` says.
 inline exec::ArrayRef put(const types::Mesh& m, const std::vector<float>& host, types::Shape shape, types::PartitionSpec spec) {

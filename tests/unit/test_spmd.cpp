@@ -36,9 +36,9 @@ TEST_CASE("sum over a sharded dim: local reduce + one all-reduce over dp", "[spm
   ir::Function f;
   auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
   f.params = {x};
-  ir::Attrs a;
-  a.reduce = ir::ReduceKind::Sum;
-  a.dims = {0};
+  ir::attr::Reduce a;
+  a.kind = ir::ReduceKind::Sum;
+  a.axes = {0};
   f.results = {op1(f, OpKind::Reduce, {x}, gtype(m, {4}, PartitionSpec(E{{"mp"}})), a)};
   auto host = iota(32);
   auto run = exec::run_global(f, {put(m, host, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}}))});
@@ -57,8 +57,8 @@ TEST_CASE("sharded + replicated operands: the replicated one is sliced locally, 
   auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
   auto y = f.new_value(gtype(m, {8, 4}, PartitionSpec()));
   f.params = {x, y};
-  ir::Attrs a;
-  a.ew = ir::EwOp::Add;
+  ir::attr::Elementwise a;
+  a.op = ir::EwOp::Add;
   f.results = {op1(f, OpKind::Elementwise, {x, y}, gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), a)};
   auto hx = iota(32), hy = iota(32, 100);
   auto run = exec::run_global(f, {put(m, hx, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), put(m, hy, {8, 4}, PartitionSpec())});
@@ -74,9 +74,9 @@ static exec::GlobalRun run_matmul_contracting_mp(const types::Mesh& m, const Par
   auto x = f.new_value(gtype(m, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})));
   auto w = f.new_value(gtype(m, {4, 6}, PartitionSpec(E{{"mp"}, {}})));
   f.params = {x, w};
-  ir::Attrs a;
-  a.dims = {1};
-  a.dims2 = {0};
+  ir::attr::DotGeneral a;
+  a.lhs_contracting = {1};
+  a.rhs_contracting = {0};
   f.results = {op1(f, OpKind::DotGeneral, {x, w}, gtype(m, {8, 6}, out), a)};
   auto hx = iota(32, 0.5f), hw = iota(24, 0.25f);
   auto run = exec::run_global(f, {put(m, hx, {8, 4}, PartitionSpec(E{{"dp"}, {"mp"}})), put(m, hw, {4, 6}, PartitionSpec(E{{"mp"}, {}}))});
