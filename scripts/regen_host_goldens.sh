@@ -2,12 +2,15 @@
 # Regenerates the expected output (X.out) of every plain-Python golden test by running the
 # same X.shard under CPython 3.11, so those goldens say exactly what CPython prints.
 #
-#   scripts/regen_host_goldens.sh [DIR|FILE...]     (default: tests/golden)
+#   scripts/regen_host_goldens.sh [DIR|FILE...]     (default: tests/golden examples)
 #
-# Skipped: tests whose leading comment block has `# golden: shard` (their output is shard's
-# own, e.g. error reports; those .out files are written by hand), and helper modules (names
-# starting with '_'). Each test runs in a temporary copy of its directory where every X.shard
-# is also X.py, so `import helper` finds helper.shard's twin. Script arguments after `--` in a
+# The first line of each test names where its expected output comes from (README, "Golden
+# tests"); only `# golden: cpython` tests are regenerated. The others are skipped: `jax-seed`
+# (text from the seed documents), `numpy` (checked against numpy) and `shard` (a snapshot of
+# shard's own output, e.g. error reports, reviewed by hand). A test without such a line is a
+# failure, as in `shard test`. Helper modules (names starting with '_') are not tests. Each
+# test runs in a temporary copy of its directory where every X.shard is also X.py, so
+# `import helper` finds helper.shard's twin. Script arguments after `--` in a
 # `# shard-args:` line are passed to CPython too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,16 +22,25 @@ if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)
 fi
 
 roots=("$@")
-[ ${#roots[@]} -eq 0 ] && roots=(tests/golden)
+[ ${#roots[@]} -eq 0 ] && roots=(tests/golden examples)
 
 # Leading comment block of a file (the lines before the first non-comment line).
 header() { awk '!/^#/ { exit } { print }' "$1"; }
 
+# The provenance kind named by a test's first line (`# golden: KIND ...`), or nothing.
+provenance() { head -n 1 "$1" | sed -nE 's/^# golden: (cpython|jax-seed|numpy|shard)( .*)?$/\1/p'; }
+
 mapfile -t tests < <(find "${roots[@]}" -name '_*' -prune -o -name '*.shard' -type f -print | sort)
-updated=0 unchanged=0 skipped=0 failed=0
+updated=0 unchanged=0 failed=0
+declare -A skipped=([jax-seed]=0 [numpy]=0 [shard]=0)
 for test in "${tests[@]}"; do
-  if header "$test" | grep -q '^# golden: shard'; then
-    skipped=$((skipped + 1))
+  kind=$(provenance "$test")
+  if [ -z "$kind" ]; then
+    echo "FAIL $test: its first line must be a provenance line (# golden: cpython|jax-seed|numpy|shard ...)" >&2
+    failed=$((failed + 1))
+    continue
+  elif [ "$kind" != cpython ]; then
+    skipped[$kind]=$((skipped[$kind] + 1))
     continue
   fi
   dir=$(dirname "$test")
@@ -61,5 +73,6 @@ for test in "${tests[@]}"; do
   fi
   rm -rf "$tmp"
 done
-echo "$updated updated, $unchanged unchanged, $skipped skipped (golden: shard), $failed failed"
+echo "$updated updated, $unchanged unchanged, $failed failed;" \
+  "not regenerated: ${skipped[jax-seed]} jax-seed, ${skipped[numpy]} numpy, ${skipped[shard]} shard"
 [ "$failed" -eq 0 ]

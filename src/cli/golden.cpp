@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,7 @@ struct GoldenTest {
   fs::path file;     // as found (relative to the runner's cwd if given so)
   fs::path expected; // X.out beside it
   std::vector<std::string> args_before, args_after, env;
+  std::string first_line;
 };
 
 struct UsageProblem {
@@ -107,11 +109,14 @@ std::vector<std::string> split_words(const std::string& s) {
   return words;
 }
 
-// Reads the directives in the leading comment block of a test.
+// Reads the first line and the directives in the leading comment block of a test.
 void read_directives(GoldenTest& t) {
   std::ifstream in(t.file);
+  bool first = true;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (first) t.first_line = line;
+    first = false;
     if (line.empty() || line[0] != '#') break;
     auto directive = [&](const char* key, std::string& rest) {
       std::string prefix = std::string("# ") + key + ":";
@@ -131,6 +136,42 @@ void read_directives(GoldenTest& t) {
         if (w.find('=') != std::string::npos) t.env.push_back(w);
     }
   }
+}
+
+// A golden test's expected output has to come from an independent source, or say that it does
+// not: its first line names the source, so a snapshot of shard's own output cannot pass for a
+// reference (README, "Golden tests"). scripts/regen_host_goldens.sh regenerates the cpython ones.
+struct ProvenanceKind {
+  std::string_view name;
+  bool needs_detail;       // jax-seed and numpy must say which section / how the values were checked
+  std::string_view usage;  // the rest of the line, as the failure message shows it
+};
+constexpr ProvenanceKind kProvenanceKinds[] = {
+    {"cpython", false, ""},
+    {"jax-seed", true, " <seed document and section>"},
+    {"numpy", true, " <how the values were checked>"},
+    {"shard", false, " (snapshot of shard's own output)"},
+};
+
+// Why `line` is not a provenance line, or "" if it is one.
+std::string provenance_problem(const std::string& line) {
+  const std::string prefix = "# golden: ";
+  if (line.rfind(prefix, 0) == 0) {
+    std::string rest = line.substr(prefix.size());
+    size_t space = rest.find(' ');
+    std::string kind = rest.substr(0, space);
+    bool has_detail = space != std::string::npos && rest.find_first_not_of(' ', space) != std::string::npos;
+    for (const auto& k : kProvenanceKinds) {
+      if (kind != k.name) continue;
+      if (k.needs_detail && !has_detail)
+        return fmt::format("`# golden: {}` must be followed by{}", k.name, k.usage);
+      return "";
+    }
+  }
+  std::string accepted;
+  for (const auto& k : kProvenanceKinds) accepted += fmt::format("\n    # golden: {}{}", k.name, k.usage);
+  return fmt::format("the first line must say where the expected output comes from, one of:{}\n  found: {}",
+                     accepted, line.empty() ? "(an empty line)" : line);
 }
 
 std::string self_exe() {
@@ -230,9 +271,20 @@ int run_golden_tests(const std::vector<std::string>& args) {
     return 2;
   }
 
+  // A test without a provenance line fails without running (and --update writes nothing for it).
+  std::vector<std::optional<std::string>> reports(tests.size());
+  size_t printed = 0, passed = 0, failed = 0;
+  std::vector<size_t> test_of_spec;
   std::string exe = self_exe();
   std::vector<ChildSpec> specs;
-  for (const auto& t : tests) {
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const GoldenTest& t = tests[i];
+    if (std::string problem = provenance_problem(t.first_line); !problem.empty()) {
+      reports[i] = fmt::format("FAIL {}: {}\n", t.file.string(), problem);
+      ++failed;
+      continue;
+    }
+    test_of_spec.push_back(i);
     ChildSpec s;
     s.exe = exe;
     s.argv.push_back(exe);
@@ -247,21 +299,24 @@ int run_golden_tests(const std::vector<std::string>& args) {
   }
 
   // Reports are printed in test order as soon as all earlier tests have finished.
-  std::vector<std::optional<std::string>> reports(tests.size());
-  size_t printed = 0, passed = 0, failed = 0;
-  RunLimits limits;
-  limits.timeout_seconds = o.timeout;
-  run_children(specs, o.jobs, limits, [&](size_t i, ChildResult& r) {
-    std::string report;
-    if (judge(tests[i], r, o, o.timeout, report)) ++passed;
-    else ++failed;
-    reports[i] = std::move(report);
+  auto print_ready = [&] {
     while (printed < reports.size() && reports[printed]) {
       std::cout << *reports[printed];
       std::cout.flush();
       ++printed;
     }
+  };
+  RunLimits limits;
+  limits.timeout_seconds = o.timeout;
+  run_children(specs, o.jobs, limits, [&](size_t spec, ChildResult& r) {
+    size_t i = test_of_spec[spec];
+    std::string report;
+    if (judge(tests[i], r, o, o.timeout, report)) ++passed;
+    else ++failed;
+    reports[i] = std::move(report);
+    print_ready();
   });
+  print_ready();
   std::cout << passed << " passed, " << failed << " failed\n";
   std::cout.flush();
   return failed ? 1 : 0;
