@@ -3,7 +3,9 @@
 // byte. Leading comment directives of a test:
 //   # shard-args: --devices 4         options put before the file name (after `--`: script args)
 //   # shard-env: SHARD_DEVICES=4       extra environment variables
-//   # golden: shard                    (read by scripts/regen_host_goldens.sh, not here)
+//   # golden: KIND ...                 the first line: where X.out comes from (cpython, jax-seed,
+//                                      numpy, or shard for a snapshot); a test without it fails
+//                                      (scripts/regen_host_goldens.sh regenerates the cpython ones)
 // Files and directories whose name starts with '_' are not tests (helper modules).
 #pragma once
 #include <string>
