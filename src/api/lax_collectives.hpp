@@ -1,5 +1,5 @@
-// jax.lax collectives for shard_map bodies: psum pmax pmin pmean all_gather psum_scatter
-// ppermute all_to_all axis_index axis_size pvary pcast. Each maps over a pytree of operands
+// jax.lax collectives for shard_map bodies (the reductions, gathers, scatters, permutes and
+// axis queries, pvary / pcast). Each maps over a pytree of operands
 // and records one IR collective per leaf (types: sharding/collectives.cpp).
 #pragma once
 #include "interp/interp.hpp"

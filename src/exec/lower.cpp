@@ -111,6 +111,8 @@ class Lowering {
   }
 
   void lower(const ir::Op& op) {
+    // Communicating ops meet the other devices through the runtime (lower_collectives.cpp).
+    if (ir::is_collective(op.kind) || op.kind == OpKind::AxisIndex) return emit(lower_collective(op, fn_, make_step(op), exe_));
     switch (op.kind) {
       case OpKind::Elementwise: return lower_elementwise(op);
       case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), jit_));
@@ -220,9 +222,6 @@ class Lowering {
       }
       case OpKind::DotGeneral: return lower_dot(op);
       case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: return lower_dynamic_slice(op);
-      case OpKind::AxisIndex: case OpKind::AllReduce: case OpKind::AllGather: case OpKind::ReduceScatter:
-      case OpKind::AllToAll: case OpKind::CollectivePermute:
-        return emit(lower_collective(op, fn_, make_step(op), exe_));
       default:
         throw std::logic_error(fmt::format("internal error: no lowering for `{}` in a per-device program", ir::op_display_name(op)));
     }

@@ -1,5 +1,5 @@
-// Lowering of the collective ops of per-device programs (psum / all_gather / psum_scatter /
-// all_to_all / ppermute / axis_index) onto the runtime's rendezvous collectives. Steps of one
+// Lowering of the communicating ops of per-device programs (ir::is_collective, and
+// axis_index) onto the runtime's rendezvous collectives. Steps of one
 // executable that communicate over the same axes share one CollectiveGroup per device group.
 #pragma once
 #include "exec/program.hpp"

@@ -141,6 +141,7 @@ void Partitioner::partition_op(const ir::Op& op) {
     return;
   }
   if (op.kind == OpKind::ShardMap) return partition_shard_map(op);  // may have no results
+  if (ir::is_collective(op.kind) || op.kind == OpKind::AxisIndex) return partition_collective(op);  // from shard_map bodies
   const auto& rt = gtype(op.results[0]);
   switch (op.kind) {
     case OpKind::Elementwise: {
@@ -227,8 +228,6 @@ void Partitioner::partition_op(const ir::Op& op) {
     }
     case OpKind::DotGeneral: return partition_dot(op);
     case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
-    case OpKind::AllReduce: case OpKind::AllGather: case OpKind::ReduceScatter: case OpKind::AllToAll:
-    case OpKind::CollectivePermute: case OpKind::AxisIndex: return partition_collective(op);
     case OpKind::Reshard: {
       PartitionSpec layout = normalized(rt.spec(), rt.rank());
       define(op.results[0], in_layout(op, op.operands[0], layout), layout);

@@ -19,7 +19,7 @@ namespace shard::spmd {
 
 // One collective the partitioner inserted: the cost ledger, known before anything runs.
 struct CollectiveRecord {
-  std::string kind;                // all-gather, all-reduce, reduce-scatter, all-to-all, ...
+  std::string kind;                // the collective's ledger name (ir::collective_kind_name)
   std::vector<std::string> axes;   // mesh axes it runs over
   int64_t bytes_per_device = 0;    // bytes each device receives
   std::string reason;              // e.g. "reduce_sum over a dim sharded on 'dp'"
