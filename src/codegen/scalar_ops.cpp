@@ -130,7 +130,7 @@ llvm::Value* ScalarOps::libm(const char* f32_name, const char* f64_name, std::ve
                                    llvm::FunctionType::get(args[0]->getType(), params, false));
   auto* call = b_.CreateCall(fn, args);
   call->setDoesNotThrow();
-  call->setOnlyAccessesInaccessibleMemory();  // like libm without errno: lets the loop vectorise
+  call->setDoesNotAccessMemory();  // libm without errno: lets the loop vectorise it through libmvec
   return call;
 }
 

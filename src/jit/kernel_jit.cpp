@@ -37,6 +37,40 @@ void init_llvm_once() {
   });
 }
 
+// glibc 2.35+ vectorises more of libm than LLVM 19's LIBMVEC_X86 list knows (that list stops
+// at sin/cos/tan/exp/log/pow). The scalar functions our elementwise kernels call that glibc
+// also ships as vector functions: 8 floats / 4 doubles per call (AVX2), or 4 / 2 (SSE).
+void add_glibc_vector_math(llvm::TargetLibraryInfoImpl& tlii) {
+  struct Fn {
+    const char* name;
+    int arity;
+  };
+  static const Fn fns[] = {{"expm1", 1}, {"log1p", 1}, {"sinh", 1}, {"cosh", 1}, {"tanh", 1},
+                           {"cbrt", 1},  {"erf", 1},   {"erfc", 1}, {"atan2", 2}};
+  static std::vector<std::string> names;  // VecDesc keeps StringRefs: the strings live here
+  static std::vector<llvm::VecDesc> descs;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct Width {
+      char isa;
+      unsigned lanes;
+      bool f32;
+    };
+    names.reserve(std::size(fns) * 4 * 3);
+    for (const auto& fn : fns)
+      for (Width w : {Width{'d', 8, true}, Width{'b', 4, true}, Width{'d', 4, false}, Width{'b', 2, false}}) {
+        const std::string params(static_cast<size_t>(fn.arity), 'v');
+        const std::string scalar = std::string(fn.name) + (w.f32 ? "f" : "");
+        names.push_back(scalar);
+        names.push_back("_ZGV" + std::string(1, w.isa) + "N" + std::to_string(w.lanes) + params + "_" + scalar);
+        names.push_back("_ZGV_LLVM_N" + std::to_string(w.lanes) + params);
+        const size_t k = names.size();
+        descs.emplace_back(names[k - 3], names[k - 2], llvm::ElementCount::getFixed(w.lanes), false, names[k - 1]);
+      }
+  });
+  tlii.addVectorizableFunctions(descs);
+}
+
 }  // namespace
 
 struct ModuleHandle::Parts {
@@ -110,7 +144,10 @@ void KernelJit::add(ModuleHandle&& mh, std::string* optimised_ir) {
   llvm::Triple triple(m.getTargetTriple());
   auto tlii = std::make_unique<llvm::TargetLibraryInfoImpl>(triple);
   if (opts_.vector_math)
+  {
     tlii->addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    add_glibc_vector_math(*tlii);
+  }
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(*tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
