@@ -18,7 +18,6 @@
 #include "exec/lower_control.hpp"
 #include "exec/lower_fusion.hpp"
 #include "exec/program.hpp"
-#include "jit/kernel_jit.hpp"
 
 namespace shard::exec {
 
@@ -32,8 +31,8 @@ size_t bytes_of(const ir::ArrayType& t) { return static_cast<size_t>(t.num_eleme
 
 class Lowering {
  public:
-  Lowering(Executable& exe, const ir::Function& fn, jit::KernelJit& jit, std::vector<Step>* steps = nullptr)
-      : exe_(exe), fn_(fn), jit_(jit), steps_(steps ? steps : &exe.mutable_steps()) {
+  Lowering(Executable& exe, const ir::Function& fn, std::vector<Step>* steps = nullptr)
+      : exe_(exe), fn_(fn), kernels_(exe.mutable_kernels()), steps_(steps ? steps : &exe.mutable_steps()) {
     slot_of_.assign(fn.value_types.size(), -1);
   }
 
@@ -52,7 +51,7 @@ class Lowering {
     for (auto v : op.results) out.push_back(slot(v));
     emit(lower_control_flow(op, fn_, in, out, [this](const ir::Function& region, std::vector<int>& params, std::vector<int>& results) {
       std::vector<Step> steps;
-      Lowering(exe_, region, jit_, &steps).run(params, results);
+      Lowering(exe_, region, &steps).run(params, results);
       return steps;
     }));
   }
@@ -81,7 +80,7 @@ class Lowering {
     k.inputs = {{dt, std::move(strides), offset}};
     k.nodes = {{EwOp::Input, dt, {}, 0}};
     k.outputs = {0};
-    auto fn = cached_elementwise(jit_, k);
+    auto fn = kernels_.elementwise(k);
     s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       fn(in.data(), out.data());
     };
@@ -101,7 +100,7 @@ class Lowering {
     for (size_t i = 0; i < op.operands.size(); ++i) args.push_back(static_cast<int>(i));
     k.nodes.push_back({op.attrs.ew, rt.dtype(), args});
     k.outputs = {static_cast<int>(op.operands.size())};
-    auto fn = cached_elementwise(jit_, k);
+    auto fn = kernels_.elementwise(k);
     Step s = make_step(op);
     s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       fn(in.data(), out.data());
@@ -113,7 +112,7 @@ class Lowering {
     const auto& a = op.attrs;
     switch (op.kind) {
       case OpKind::Elementwise: return lower_elementwise(op);
-      case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), jit_));
+      case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), kernels_));
       case OpKind::Constant: {
         auto lit = a.literal;
         Step s = make_step(op);
@@ -204,7 +203,7 @@ class Lowering {
         const auto& it = type(op.operands[0]);
         std::vector<bool> mask(it.rank(), false);
         for (auto d : a.dims) mask[d] = true;
-        auto fn = cached_reduce(jit_, {it.dtype(), a.reduce, it.shape(), mask});
+        auto fn = kernels_.reduce({it.dtype(), a.reduce, it.shape(), mask});
         Step s = make_step(op);
         s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) { fn(in[0], out[0]); };
         emit(std::move(s));
@@ -255,7 +254,7 @@ class Lowering {
     const auto& rt = type(op.results[0]);
     const auto out_strides = contiguous_strides(rt.shape());
     const int64_t axis = op.attrs.axis;
-    std::vector<std::pair<codegen::EwFn, int>> parts;  // kernel, operand index
+    std::vector<std::pair<EwKernelRef, int>> parts;  // kernel, operand index
     int64_t at = 0;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const auto& t = type(op.operands[i]);
@@ -267,7 +266,7 @@ class Lowering {
         k.outputs = {0};
         k.out_strides = out_strides;
         k.out_offset = at * out_strides[axis];
-        parts.emplace_back(cached_elementwise(jit_, k), static_cast<int>(i));
+        parts.emplace_back(kernels_.elementwise(k), static_cast<int>(i));
       }
       at += t.shape()[axis];
     }
@@ -300,8 +299,8 @@ class Lowering {
     copy.outputs = {0};
     copy.out_strides = out_strides;
     for (size_t d = 0; d < it.rank(); ++d) copy.out_offset += op.attrs.dims[d] * out_strides[d];
-    auto fill_fn = cached_elementwise(jit_, fill);
-    auto copy_fn = num_elements(it.shape()) ? cached_elementwise(jit_, copy) : nullptr;
+    auto fill_fn = kernels_.elementwise(fill);
+    auto copy_fn = num_elements(it.shape()) ? kernels_.elementwise(copy) : nullptr;
     Step s = make_step(op);
     s.run = [fill_fn, copy_fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       const void* value[] = {in[1]};
@@ -341,7 +340,7 @@ class Lowering {
     lperm.insert(lperm.end(), a.dims.begin(), a.dims.end());
     rperm.insert(rperm.end(), a.dims2.begin(), a.dims2.end());
     rperm.insert(rperm.end(), rfree.begin(), rfree.end());
-    auto layout_kernel = [&](const ir::ArrayType& t, const std::vector<int64_t>& perm) -> codegen::EwFn {
+    auto layout_kernel = [&](const ir::ArrayType& t, const std::vector<int64_t>& perm) -> EwKernelRef {
       bool identity = true;
       for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
       if (identity) return nullptr;
@@ -355,7 +354,7 @@ class Lowering {
       kk.inputs = {{t.dtype(), strides, 0}};
       kk.nodes = {{EwOp::Input, t.dtype(), {}, 0}};
       kk.outputs = {0};
-      return cached_elementwise(jit_, kk);
+      return kernels_.elementwise(kk);
     };
     auto lfn = layout_kernel(lt, lperm), rfn = layout_kernel(rt, rperm);
     const size_t esz = types::dtype_size(lt.dtype());
@@ -413,16 +412,15 @@ class Lowering {
 
   Executable& exe_;
   const ir::Function& fn_;
-  jit::KernelJit& jit_;
+  KernelPlan& kernels_;  // the kernels the steps call (compiled later, by the JIT stage)
   std::vector<Step>* steps_;
   std::vector<int> slot_of_;
 };
 
 }  // namespace
 
-void lower_function(Executable& exe, const ir::Function& fn, jit::KernelJit& jit, std::vector<int>& param_slots,
-                    std::vector<int>& result_slots) {
-  Lowering(exe, fn, jit).run(param_slots, result_slots);
+void lower_function(Executable& exe, const ir::Function& fn, std::vector<int>& param_slots, std::vector<int>& result_slots) {
+  Lowering(exe, fn).run(param_slots, result_slots);
 }
 
 }  // namespace shard::exec
