@@ -98,8 +98,6 @@ Value lower_jitted(Interp& I, const Value& self, JitObj& j, CallArgs& a);
 // A new statistics record (kept for --stats until exit).
 std::shared_ptr<JitStats> register_stats(std::string name);
 void count_collectives(JitStats& s, const std::vector<spmd::CollectiveRecord>& ledger);
-// One line per collective: kind, axes, bytes per device, reason, FILE:LINE.
-std::string ledger_text(const std::vector<spmd::CollectiveRecord>& ledger);
 // cost_analysis(): flops of the global IR; bytes accessed and collectives of the per-device
 // program when `prog` is given (else of the global IR).
 Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledProgram* prog);

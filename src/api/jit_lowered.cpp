@@ -9,6 +9,7 @@
 #include "api/jit_internal.hpp"
 #include "api/sharding_objects.hpp"
 #include "interp/builtins/support.hpp"
+#include "spmd/program_text.hpp"
 
 namespace shard::api::jit_detail {
 
@@ -168,7 +169,7 @@ ClassP compiled_class() {
     auto self = [](Interp& I, CallArgs& a, const char* m) -> CompiledObj& { return bi::native_self<CompiledObj>(I, a, compiled_class(), "Compiled", m); };
     bi::def(k, "as_text", [self](Interp& I, CallArgs& a) -> Value {
       const CompiledObj& c = self(I, a, "as_text");
-      return interp::make_str(ir::print(c.program->parts.local) + "\n" + ledger_text(c.program->parts.ledger));
+      return interp::make_str(spmd::device_program_text(c.program->parts));
     });
     bi::def(k, "cost_analysis", [self](Interp& I, CallArgs& a) -> Value {
       const CompiledObj& c = self(I, a, "cost_analysis");

@@ -1,11 +1,11 @@
-// jit statistics, the collective ledger as text, and cost_analysis() (see jit_internal.hpp).
+// jit statistics and cost_analysis() (see jit_internal.hpp).
 #include "api/jit_stats.hpp"
 
 #include <fmt/format.h>
 
 #include "api/jit_internal.hpp"
-#include "ast/source.hpp"
 #include "interp/builtins/support.hpp"
+#include "spmd/program_text.hpp"
 
 namespace shard::api {
 
@@ -16,11 +16,6 @@ namespace {
 std::vector<std::shared_ptr<JitStats>>& registry() {
   static std::vector<std::shared_ptr<JitStats>> r;
   return r;
-}
-
-std::string source_text(const ast::Loc& loc) {
-  if (loc.file == 0 || loc.line == 0) return "<unknown>";
-  return fmt::format("{}:{}", ast::source(loc.file).name, loc.line);
 }
 
 int64_t bytes_of(const types::ArrayType& t) {
@@ -42,14 +37,6 @@ void count_collectives(JitStats& s, const std::vector<spmd::CollectiveRecord>& l
     ++count;
     bytes += r.bytes_per_device;
   }
-}
-
-std::string ledger_text(const std::vector<spmd::CollectiveRecord>& ledger) {
-  std::string out = fmt::format("# collectives per device: {}\n", ledger.size());
-  for (const auto& r : ledger)
-    out += fmt::format("#   {} over {}: {} bytes; {} ({})\n", r.kind, fmt::join(r.axes, ","), r.bytes_per_device, r.reason,
-                       source_text(r.loc));
-  return out;
 }
 
 Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledProgram* prog) {
@@ -100,7 +87,7 @@ Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledP
       rd->set(I, interp::make_str("axes"), interp::make_tuple(std::move(axes)));
       rd->set(I, interp::make_str("bytes_per_device"), interp::make_int(r.bytes_per_device));
       rd->set(I, interp::make_str("reason"), interp::make_str(r.reason));
-      rd->set(I, interp::make_str("source"), interp::make_str(source_text(r.loc)));
+      rd->set(I, interp::make_str("source"), interp::make_str(spmd::collective_source(r.loc)));
       records.push_back(rd);
     }
   d->set(I, interp::make_str("collectives"), interp::make_list(std::move(records)));

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
         if (isatty(STDIN_FILENO)) return run_repl(o);
         return run_program(o);
       case Mode::Script:
-        if (o.emit == "ast") return emit_ast(o);
+        if (o.emit_ast) return emit_ast(o);
         return run_program(o);
       case Mode::Code:
         return run_program(o);

@@ -43,11 +43,20 @@ std::string usage_text() {
          "\n"
          "options:\n"
          "  --devices N     number of simulated devices (default 8; also SHARD_DEVICES)\n"
-         "  --dump-ir       print each jitted function's traced IR to stderr\n"
-         "  --dump-llvm     print each jitted function's optimised LLVM IR to stderr\n"
+         "  --emit=STAGE    print a compile stage of each jitted function to stdout, in order\n"
+         "                  with the script's output (which still runs), after a line\n"
+         "                  '--- STAGE of NAME'; repeatable. STAGE is one of:\n"
+         "                    jaxpr  the traced IR\n"
+         "                    spmd   the per-device IR after the per-device passes, and its\n"
+         "                           collective ledger (as Compiled.as_text())\n"
+         "                    llvm   the optimised LLVM IR of each kernel of the program\n"
+         "                  or ast: print the parsed syntax tree of FILE and exit (no run)\n"
+         "  --dump-ir       print each jitted function's jaxpr and spmd stages to stderr\n"
+         "  --dump-llvm     print each jitted function's llvm stage to stderr\n"
+         "  --time-passes   at exit, print a table of each compile pipeline stage's wall time\n"
+         "                  (programs compiled, ms, share of the total) to stderr\n"
          "  --trace FILE    write a Chrome-trace (Perfetto) timeline to FILE\n"
          "  --stats         print compile/run statistics at exit\n"
-         "  --emit=ast      print the parsed syntax tree of FILE and exit\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n";
 }
@@ -87,10 +96,13 @@ CliOptions parse_command_line(const std::vector<std::string>& argv) {
     } else if (name == "--trace") {
       o.trace_file = take_value(name, has_value, value);
       if (o.trace_file.empty()) throw UsageError{"option --trace needs a file name"};
+    } else if (arg == "--time-passes") {
+      o.time_passes = true;
     } else if (name == "--emit") {
-      o.emit = take_value(name, has_value, value);
-      if (o.emit != "ast")
-        throw UsageError{"unsupported --emit stage '" + o.emit + "' (available: ast)"};
+      const std::string stage = take_value(name, has_value, value);
+      if (stage == "ast") o.emit_ast = true;
+      else if (auto s = exec::emit_stage_named(stage)) o.emit_stages.add(*s);
+      else throw UsageError{"unsupported --emit stage '" + stage + "' (available: ast, jaxpr, spmd, llvm)"};
     } else if (arg.rfind("-c", 0) == 0 && arg.rfind("--", 0) != 0) {
       // -c CODE or -cCODE; everything after CODE belongs to the program (sys.argv[1:]).
       o.mode = Mode::Code;
@@ -132,8 +144,11 @@ CliOptions parse_command_line(const std::vector<std::string>& argv) {
       break;
     }
   }
-  if (!o.emit.empty() && o.mode != Mode::Script)
-    throw UsageError{"--emit needs a script file"};
+  if (o.emit_ast && o.mode != Mode::Script)
+    throw UsageError{"--emit=ast needs a script file"};
+  if (o.emit_ast && o.emit_stages.any())
+    throw UsageError{"--emit=ast prints the syntax tree without running the script; it cannot be combined with "
+                     "--emit=jaxpr, spmd or llvm"};
   return o;
 }
 

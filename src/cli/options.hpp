@@ -1,9 +1,11 @@
 // Command-line options of the `shard` driver. Parsed once in main(); the options that later
-// stages consume (devices, dumps, trace, stats) are reachable through cli_options().
+// stages consume (devices, emitted stages, dumps, trace, stats) are reachable through cli_options().
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "exec/options.hpp"
 
 namespace shard::cli {
 
@@ -22,7 +24,9 @@ struct CliOptions {
   bool dump_llvm = false;          // --dump-llvm
   std::string trace_file;          // --trace FILE ("" = off)
   bool stats = false;              // --stats
-  std::string emit;                // --emit=ast ("" = run normally)
+  bool time_passes = false;        // --time-passes
+  bool emit_ast = false;           // --emit=ast: print the syntax tree instead of running
+  exec::StageSet emit_stages;      // --emit=jaxpr|spmd|llvm (repeatable): run, printing them
 };
 
 // A bad command line: message for stderr; the driver exits 2.

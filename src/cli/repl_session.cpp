@@ -9,7 +9,6 @@
 #include "api/modules.hpp"
 #include "cli/repl_input.hpp"
 #include "cli/run_program.hpp"
-#include "exec/options.hpp"
 
 namespace shard::cli {
 using interp::PyError;
@@ -64,8 +63,7 @@ bool take_prompt_interrupt() {
 ReplSession::ReplSession(const CliOptions& opts) : opts_(opts) {
   api::register_api_modules();
   if (opts_.devices_forced) api::set_forced_device_count(opts_.devices);
-  exec::exec_options().dump_ir = opts_.dump_ir;
-  exec::exec_options().dump_llvm = opts_.dump_llvm;
+  set_exec_options(opts_);
   reset_interpreter();
 }
 

@@ -15,6 +15,7 @@
 #include "api/jit_stats.hpp"
 #include "api/modules.hpp"
 #include "exec/options.hpp"
+#include "exec/stage_timing.hpp"
 #include "exec/timeline.hpp"
 
 namespace shard::cli {
@@ -148,22 +149,35 @@ std::string find_stdlib_dir() {
 
 namespace {
 
-// What --trace and --stats write when the program ends (normally or with an error).
+// What --trace, --stats and --time-passes write when the program ends (normally or with an
+// error).
 struct ExitReports {
-  explicit ExitReports(const CliOptions& o) : stats(o.stats) {
+  explicit ExitReports(const CliOptions& o) : stats(o.stats), time_passes(o.time_passes) {
     if (!o.trace_file.empty()) exec::timeline_start(o.trace_file);
   }
   ~ExitReports() {
     flush_stdout();
     exec::timeline_write();
     if (stats) api::print_jit_stats(std::cerr);
+    if (time_passes) std::cerr << exec::format_stage_timings(exec::stage_timings());
   }
   ExitReports(const ExitReports&) = delete;
   ExitReports& operator=(const ExitReports&) = delete;
-  bool stats;
+  bool stats, time_passes;
 };
 
 }  // namespace
+
+void set_exec_options(const CliOptions& o) {
+  exec::ExecOptions& e = exec::exec_options();
+  e.emit = o.emit_stages;
+  e.dump = exec::StageSet{};
+  if (o.dump_ir) {
+    e.dump.add(exec::EmitStage::Jaxpr);
+    e.dump.add(exec::EmitStage::Spmd);
+  }
+  if (o.dump_llvm) e.dump.add(exec::EmitStage::Llvm);
+}
 
 int report_internal_error(const std::string& what) {
   write_stderr("internal error: " + what);
@@ -198,11 +212,10 @@ int run_program(const CliOptions& o) {
   opts.argv.insert(opts.argv.end(), o.args.begin(), o.args.end());
 
   try {
-    // The array stack: modules, device count, what to dump while compiling.
+    // The array stack: modules, device count, which compile stages to print.
     api::register_api_modules();  // jax, jax.numpy, jax.sharding, numpy
     if (o.devices_forced) api::set_forced_device_count(o.devices);
-    exec::exec_options().dump_ir = o.dump_ir;
-    exec::exec_options().dump_llvm = o.dump_llvm;
+    set_exec_options(o);
     ExitReports reports(o);
     Interp I(opts);
     try {

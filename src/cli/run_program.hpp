@@ -24,6 +24,10 @@ constexpr int kExitInternal = 70; // a bug in shard (EX_SOFTWARE)
 // The stdlib directory: $SHARD_STDLIB, else found next to the executable ("" if none).
 std::string find_stdlib_dir();
 
+// The compile stages to print (--emit=jaxpr|spmd|llvm, --dump-ir, --dump-llvm), set in
+// exec::exec_options() before anything compiles (shared with the REPL).
+void set_exec_options(const CliOptions& o);
+
 // Runs the program selected by `o` (Mode::Script, Code or Stdin) and returns the exit status.
 int run_program(const CliOptions& o);
 

@@ -51,7 +51,7 @@ struct ElementwiseKernel {
 using EwFn = void (*)(const void* const* inputs, void* const* outputs);
 
 // Generates, optimises and JIT-compiles the kernel; returns its entry point.
-// Optimised IR goes to `optimised_ir` when asked (--dump-llvm).
+// Optimised IR goes to `optimised_ir` when asked (--emit=llvm, --dump-llvm).
 EwFn compile_elementwise(jit::KernelJit& jit, const ElementwiseKernel& k, std::string* optimised_ir = nullptr);
 
 }  // namespace shard::codegen

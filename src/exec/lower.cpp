@@ -19,7 +19,6 @@
 #include "exec/lower_fusion.hpp"
 #include "exec/program.hpp"
 #include "ir/dim_map.hpp"
-#include "jit/kernel_jit.hpp"
 
 namespace shard::exec {
 
@@ -33,8 +32,8 @@ size_t bytes_of(const ir::ArrayType& t) { return static_cast<size_t>(t.num_eleme
 
 class Lowering {
  public:
-  Lowering(Executable& exe, const ir::Function& fn, jit::KernelJit& jit, std::vector<Step>* steps = nullptr)
-      : exe_(exe), fn_(fn), jit_(jit), steps_(steps ? steps : &exe.mutable_steps()) {
+  Lowering(Executable& exe, const ir::Function& fn, std::vector<Step>* steps = nullptr)
+      : exe_(exe), fn_(fn), kernels_(exe.mutable_kernels()), steps_(steps ? steps : &exe.mutable_steps()) {
     slot_of_.assign(fn.value_types.size(), -1);
   }
 
@@ -53,7 +52,7 @@ class Lowering {
     for (auto v : op.results) out.push_back(slot(v));
     emit(lower_control_flow(op, fn_, in, out, [this](const ir::Function& region, std::vector<int>& params, std::vector<int>& results) {
       std::vector<Step> steps;
-      Lowering(exe_, region, jit_, &steps).run(params, results);
+      Lowering(exe_, region, &steps).run(params, results);
       return steps;
     }));
   }
@@ -82,7 +81,7 @@ class Lowering {
     k.inputs = {{dt, std::move(strides), offset}};
     k.nodes = {{EwOp::Input, dt, {}, 0}};
     k.outputs = {0};
-    auto fn = cached_elementwise(jit_, k);
+    auto fn = kernels_.elementwise(k);
     s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       fn(in.data(), out.data());
     };
@@ -102,7 +101,7 @@ class Lowering {
     for (size_t i = 0; i < op.operands.size(); ++i) args.push_back(static_cast<int>(i));
     k.nodes.push_back({op.attr<ir::attr::Elementwise>().op, rt.dtype(), args});
     k.outputs = {static_cast<int>(op.operands.size())};
-    auto fn = cached_elementwise(jit_, k);
+    auto fn = kernels_.elementwise(k);
     Step s = make_step(op);
     s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       fn(in.data(), out.data());
@@ -115,7 +114,7 @@ class Lowering {
     if (ir::is_collective(op.kind) || op.kind == OpKind::AxisIndex) return emit(lower_collective(op, fn_, make_step(op), exe_));
     switch (op.kind) {
       case OpKind::Elementwise: return lower_elementwise(op);
-      case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), jit_));
+      case OpKind::Fusion: return emit(lower_fusion(op, make_step(op), kernels_));
       case OpKind::Constant: {
         auto lit = op.attr<ir::attr::Constant>().literal;
         Step s = make_step(op);
@@ -182,7 +181,7 @@ class Lowering {
         const auto& reduce = op.attr<ir::attr::Reduce>();
         std::vector<bool> mask(it.rank(), false);
         for (auto d : reduce.axes) mask[d] = true;
-        auto fn = cached_reduce(jit_, {it.dtype(), reduce.kind, it.shape(), mask});
+        auto fn = kernels_.reduce({it.dtype(), reduce.kind, it.shape(), mask});
         Step s = make_step(op);
         s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) { fn(in[0], out[0]); };
         emit(std::move(s));
@@ -232,7 +231,7 @@ class Lowering {
     const auto& rt = type(op.results[0]);
     const auto out_strides = contiguous_strides(rt.shape());
     const int64_t axis = op.attr<ir::attr::Concatenate>().dimension;
-    std::vector<std::pair<codegen::EwFn, int>> parts;  // kernel, operand index
+    std::vector<std::pair<EwKernelRef, int>> parts;  // kernel, operand index
     int64_t at = 0;
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const auto& t = type(op.operands[i]);
@@ -244,7 +243,7 @@ class Lowering {
         k.outputs = {0};
         k.out_strides = out_strides;
         k.out_offset = at * out_strides[axis];
-        parts.emplace_back(cached_elementwise(jit_, k), static_cast<int>(i));
+        parts.emplace_back(kernels_.elementwise(k), static_cast<int>(i));
       }
       at += t.shape()[axis];
     }
@@ -278,8 +277,8 @@ class Lowering {
     copy.outputs = {0};
     copy.out_strides = out_strides;
     for (size_t d = 0; d < it.rank(); ++d) copy.out_offset += pad.low[d] * out_strides[d];
-    auto fill_fn = cached_elementwise(jit_, fill);
-    auto copy_fn = num_elements(it.shape()) ? cached_elementwise(jit_, copy) : nullptr;
+    auto fill_fn = kernels_.elementwise(fill);
+    auto copy_fn = num_elements(it.shape()) ? kernels_.elementwise(copy) : nullptr;
     Step s = make_step(op);
     s.run = [fill_fn, copy_fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
       const void* value[] = {in[1]};
@@ -319,7 +318,7 @@ class Lowering {
     lperm.insert(lperm.end(), a.lhs_contracting.begin(), a.lhs_contracting.end());
     rperm.insert(rperm.end(), a.rhs_contracting.begin(), a.rhs_contracting.end());
     rperm.insert(rperm.end(), rfree.begin(), rfree.end());
-    auto layout_kernel = [&](const ir::ArrayType& t, const std::vector<int64_t>& perm) -> codegen::EwFn {
+    auto layout_kernel = [&](const ir::ArrayType& t, const std::vector<int64_t>& perm) -> EwKernelRef {
       bool identity = true;
       for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
       if (identity) return nullptr;
@@ -333,7 +332,7 @@ class Lowering {
       kk.inputs = {{t.dtype(), strides, 0}};
       kk.nodes = {{EwOp::Input, t.dtype(), {}, 0}};
       kk.outputs = {0};
-      return cached_elementwise(jit_, kk);
+      return kernels_.elementwise(kk);
     };
     auto lfn = layout_kernel(lt, lperm), rfn = layout_kernel(rt, rperm);
     const size_t esz = types::dtype_size(lt.dtype());
@@ -391,16 +390,15 @@ class Lowering {
 
   Executable& exe_;
   const ir::Function& fn_;
-  jit::KernelJit& jit_;
+  KernelPlan& kernels_;  // the kernels the steps call (compiled later, by the JIT stage)
   std::vector<Step>* steps_;
   std::vector<int> slot_of_;
 };
 
 }  // namespace
 
-void lower_function(Executable& exe, const ir::Function& fn, jit::KernelJit& jit, std::vector<int>& param_slots,
-                    std::vector<int>& result_slots) {
-  Lowering(exe, fn, jit).run(param_slots, result_slots);
+void lower_function(Executable& exe, const ir::Function& fn, std::vector<int>& param_slots, std::vector<int>& result_slots) {
+  Lowering(exe, fn).run(param_slots, result_slots);
 }
 
 }  // namespace shard::exec

@@ -149,14 +149,14 @@ class Builder {
 
 FusedKernel build_fused_kernel(const ir::Function& region) { return Builder(region).build(); }
 
-Step lower_fusion(const ir::Op& op, Step s, jit::KernelJit& jit) {
+Step lower_fusion(const ir::Op& op, Step s, KernelPlan& kernels) {
   if (op.regions.size() != 1) throw std::logic_error("internal error: a fusion has one region");
   FusedKernel fk = build_fused_kernel(*op.regions[0]);
   if (num_elements(fk.kernel.shape) == 0) {  // nothing to compute (and no loop to run)
     s.run = [](const StepContext&, const std::vector<const void*>&, const std::vector<void*>&) {};
     return s;
   }
-  auto fn = cached_elementwise(jit, fk.kernel);
+  auto fn = kernels.elementwise(fk.kernel);
   s.run = [fn, operand = std::move(fk.operand), literal = std::move(fk.literal)](
               const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
     constexpr size_t kInline = 16;  // no allocation for the usual handful of inputs

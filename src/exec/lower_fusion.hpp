@@ -26,6 +26,7 @@ struct FusedKernel {
 FusedKernel build_fused_kernel(const ir::Function& region);
 
 // `s` comes with its input/output slots and output sizes filled in.
-Step lower_fusion(const ir::Op& op, Step s, jit::KernelJit& jit);
+// The kernel is planned in `kernels`, compiled later by the JIT stage.
+Step lower_fusion(const ir::Op& op, Step s, KernelPlan& kernels);
 
 }  // namespace shard::exec

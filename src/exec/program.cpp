@@ -1,6 +1,5 @@
 #include "exec/program.hpp"
 #include "exec/host_callback.hpp"
-#include "exec/options.hpp"
 #include "exec/timeline.hpp"
 
 #include <fmt/format.h>
@@ -13,27 +12,15 @@
 
 namespace shard::exec {
 
-ExecOptions& exec_options() {
-  static ExecOptions opts;
-  return opts;
-}
-
 jit::KernelJit& kernel_jit() {
   static std::unique_ptr<jit::KernelJit> jit;
   static std::once_flag once;
-  std::call_once(once, [] {
-    jit::JitOptions o;
-    o.dump_llvm = exec_options().dump_llvm;
-    jit = std::make_unique<jit::KernelJit>(o);
-  });
+  std::call_once(once, [] { jit = std::make_unique<jit::KernelJit>(); });
   return *jit;
 }
 
-Executable::Executable(const ir::Function& local, types::Mesh mesh, jit::KernelJit& jit) : mesh_(std::move(mesh)) {
-  auto problems = ir::verify(local);
-  if (!problems.empty())
-    throw std::logic_error(fmt::format("internal error: invalid per-device IR: {}\n{}", fmt::join(problems, "; "), ir::print(local)));
-  lower_function(*this, local, jit, param_slots_, result_slots_);
+Executable::Executable(const ir::Function& local, types::Mesh mesh) : mesh_(std::move(mesh)) {
+  lower_function(*this, local, param_slots_, result_slots_);
   size_t bytes = 0;
   bool nested = false;
   for (const auto& st : steps_) {
@@ -44,6 +31,8 @@ Executable::Executable(const ir::Function& local, types::Mesh mesh, jit::KernelJ
 }
 
 Executable::~Executable() = default;
+
+void Executable::compile_kernels(jit::KernelJit& jit, bool keep_text) { kernels_.compile(jit, keep_text); }
 
 std::shared_ptr<const Executable::GroupTable> Executable::groups_over(const std::vector<std::string>& axes) {
   for (auto& [key, table] : groups_)
@@ -97,6 +86,7 @@ void run_steps(const StepContext& ctx, const std::vector<Step>& steps, std::vect
 }
 
 std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vector<BufferRef>>& inputs) const {
+  if (!kernels_.compiled()) throw std::logic_error("internal error: an executable ran before its kernels were compiled");
   if (inputs.size() != param_slots_.size())
     throw std::logic_error(fmt::format("internal error: executable takes {} inputs, got {}", param_slots_.size(), inputs.size()));
   const auto& devices = mesh_.device_ids();

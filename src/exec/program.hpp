@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/kernel_cache.hpp"
 #include "ir/ir.hpp"
 #include "runtime/collectives.hpp"
 #include "runtime/device_buffer.hpp"
@@ -45,10 +46,16 @@ void run_steps(const StepContext& ctx, const std::vector<Step>& steps, std::vect
 
 class Executable {
  public:
-  // `local` has per-device (local) types. `mesh` is the mesh it runs on (a one-device mesh
-  // for unsharded arrays).
-  Executable(const ir::Function& local, types::Mesh mesh, jit::KernelJit& jit);
+  // Lowers `local` (per-device types, already verified) to steps; the kernels they call are
+  // planned, not compiled: compile_kernels must run before `run`. `mesh` is the mesh it runs
+  // on (a one-device mesh for unsharded arrays).
+  Executable(const ir::Function& local, types::Mesh mesh);
   ~Executable();
+
+  // The JIT stage: LLVM compiles the planned kernels the kernel cache does not hold compiled.
+  // `keep_text`: keep their optimised LLVM IR (--emit=llvm, --dump-llvm).
+  void compile_kernels(jit::KernelJit& jit, bool keep_text = false);
+  const KernelPlan& kernels() const { return kernels_; }
 
   // inputs[param][position] -> outputs[result][position]. Runs on the device threads of the
   // mesh and waits; a device's error is rethrown here.
@@ -66,22 +73,23 @@ class Executable {
   std::shared_ptr<const GroupTable> groups_over(const std::vector<std::string>& axes);
   void add_step(Step s) { steps_.push_back(std::move(s)); }
   std::vector<Step>& mutable_steps() { return steps_; }
+  KernelPlan& mutable_kernels() { return kernels_; }
 
  private:
   types::Mesh mesh_;
   std::vector<Step> steps_;
+  KernelPlan kernels_;
   std::vector<int> param_slots_, result_slots_;
   int num_slots_ = 0;
   // Small programs without collectives run on the calling thread, device after device:
   // waking 8 device threads costs more than their kernels.
   bool run_inline_ = false;
   std::vector<std::pair<std::vector<std::string>, std::shared_ptr<GroupTable>>> groups_;
-  friend void lower_function(Executable&, const ir::Function&, jit::KernelJit&, std::vector<int>&, std::vector<int>&);
 };
 
-// Lowers every op of `fn` into steps of `exe`; fills the slots of params and results.
-void lower_function(Executable& exe, const ir::Function& fn, jit::KernelJit& jit,
-                    std::vector<int>& param_slots, std::vector<int>& result_slots);
+// Lowers every op of `fn` into steps of `exe` (planning their kernels in exe's KernelPlan);
+// fills the slots of params and results.
+void lower_function(Executable& exe, const ir::Function& fn, std::vector<int>& param_slots, std::vector<int>& result_slots);
 
 // The process-wide kernel JIT (created on first use; compile on the host thread only).
 jit::KernelJit& kernel_jit();

@@ -3,19 +3,14 @@
 #include <fmt/format.h>
 
 #include <functional>
-#include <iostream>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
-#include "exec/options.hpp"
 #include "exec/program.hpp"
 #include "ir/builder.hpp"
-#include "spmd/pipeline.hpp"
 
 namespace shard::exec {
-
-CompiledProgram::~CompiledProgram() = default;
 
 namespace {
 
@@ -43,7 +38,7 @@ size_t cache_hash(const ir::Function& f, const types::Mesh& mesh, const std::vec
 }  // namespace
 
 CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
-                           const std::vector<types::PartitionSpec>& layouts, bool* cache_hit) {
+                           const std::vector<types::PartitionSpec>& layouts, bool* cache_hit, ProgramOrigin origin) {
   const size_t key = cache_hash(global, mesh, layouts);
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto [lo, hi] = cache().equal_range(key);
@@ -53,19 +48,7 @@ CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
       return it->second.program;
     }
   if (cache_hit) *cache_hit = false;
-  auto c = std::make_shared<CompiledProgram>();
-  c->mesh = mesh;
-  c->in_layouts = layouts;
-  for (auto r : global.results) c->out_types.push_back(global.type(r));
-  c->parts = spmd::partition(global, mesh, layouts);
-  spmd::run_device_passes(c->parts.local);  // fusion: what --dump-ir and as_text show is what runs
-  if (exec_options().dump_ir) {
-    std::cout.flush();
-    std::cerr << "--- traced IR of " << global.name << "\n" << ir::print(global) << "\n--- per-device IR on "
-              << (mesh.empty() ? fmt::format("device {}", mesh.device_ids()[0]) : mesh.repr()) << "\n"
-              << ir::print(c->parts.local) << "\n";
-  }
-  c->exe = std::make_unique<Executable>(c->parts.local, mesh, kernel_jit());
+  CompiledRef c = compile_program(global, mesh, layouts, origin);
   cache().emplace(key, CacheEntry{global, mesh, layouts, c});
   return c;
 }
@@ -93,7 +76,7 @@ ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::
     ir::Builder b(f);
     auto x = b.param(a->type);
     f.results = {b.op(ir::OpKind::ShardingConstraint, {x}, new_type, ir::attr::ShardingConstraint{spec})};
-    auto c = compile_global(f, mesh, {a->sharding.spec()});
+    auto c = compile_global(f, mesh, {a->sharding.spec()}, nullptr, ProgramOrigin::Eager);
     auto outs = c->exe->run({a->shards});
     return std::make_shared<Array>(Array{new_type, NamedSharding(mesh, c->parts.out_layouts[0]), single_device, outs[0]});
   }
@@ -159,7 +142,7 @@ GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& in
                      const std::optional<types::Mesh>& context_mesh) {
   Placement p = place_inputs(global, inputs, context_mesh);
   GlobalRun result;
-  auto c = compile_global(global, p.mesh, p.layouts, &result.cache_hit);
+  auto c = compile_global(global, p.mesh, p.layouts, &result.cache_hit, ProgramOrigin::Eager);
   result.outputs = run_compiled(*c, p);
   result.ledger = &c->parts.ledger;  // the cache keeps the program alive
   return result;

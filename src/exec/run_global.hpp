@@ -7,23 +7,11 @@
 #include <vector>
 
 #include "exec/array.hpp"
+#include "exec/compile_pipeline.hpp"
 #include "ir/ir.hpp"
 #include "spmd/partition.hpp"
 
 namespace shard::exec {
-
-class Executable;
-
-// A global function partitioned and compiled for one mesh and one set of input layouts.
-struct CompiledProgram {
-  types::Mesh mesh;
-  std::vector<types::PartitionSpec> in_layouts;
-  std::vector<ArrayType> out_types;  // the global function's result types
-  spmd::Partitioned parts;           // per-device IR, output layouts, collective ledger
-  std::unique_ptr<Executable> exe;
-  ~CompiledProgram();
-};
-using CompiledRef = std::shared_ptr<const CompiledProgram>;
 
 // The inputs of one call placed on their common mesh.
 struct Placement {
@@ -40,10 +28,13 @@ struct Placement {
 Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
                        const std::optional<types::Mesh>& context_mesh);
 
-// Partitions and compiles `global` (through the process-wide cache keyed by the function's structure,
-// mesh and layouts). `cache_hit`, when given, tells whether it was already compiled.
+// Partitions and compiles `global` (compile_program, through the process-wide cache keyed by the
+// function's structure, mesh and layouts). `cache_hit`, when given, tells whether it was
+// already compiled. jax.jit calls this directly (hence the default origin); eager ops and
+// reshards come through run_global / reshard_array, which say they are eager.
 CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
-                           const std::vector<types::PartitionSpec>& layouts, bool* cache_hit = nullptr);
+                           const std::vector<types::PartitionSpec>& layouts, bool* cache_hit = nullptr,
+                           ProgramOrigin origin = ProgramOrigin::Jit);
 
 // Runs a compiled program on placed inputs (which must have its mesh and layouts).
 std::vector<ArrayRef> run_compiled(const CompiledProgram& c, const Placement& p);

@@ -163,13 +163,11 @@ void KernelJit::add(ModuleHandle&& mh, std::string* optimised_ir) {
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
 
-  if (optimised_ir || opts_.dump_llvm) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
+  if (optimised_ir) {  // --emit=llvm / --dump-llvm print it (exec/stage_output)
+    optimised_ir->clear();
+    llvm::raw_string_ostream os(*optimised_ir);
     m.print(os, nullptr);
     os.flush();
-    if (opts_.dump_llvm) llvm::errs() << text;
-    if (optimised_ir) *optimised_ir = std::move(text);
   }
   llvm::orc::ThreadSafeModule tsm(std::move(mh.parts->mod), std::move(mh.parts->ctx));
   if (auto err = impl_->jit->addIRModule(std::move(tsm)))

@@ -19,7 +19,6 @@ namespace shard::jit {
 
 struct JitOptions {
   int opt_level = 2;          // 0..3
-  bool dump_llvm = false;     // print each optimised module to stderr (--dump-llvm)
   bool vector_math = true;    // let the loop vectoriser call glibc's libmvec for sin/exp/...
 };
 
