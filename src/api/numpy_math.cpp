@@ -366,7 +366,18 @@ void add_math_functions(Interp&, ModuleObj& m) {
     if (ir::ew_info(op).arity == 1) def_unary(m, std::string(n), op, mode);
     else def_binary(m, std::string(n), op, mode);
   });
-  def_unary(m, "reciprocal", EwOp::Reciprocal, Mode::Arith);  // numpy: 1 // x for integers
+  add(m, "reciprocal", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "reciprocal", {"x", "/", "out=", "*", "where=", "dtype="});
+    return result(elementwise(I, "reciprocal", {p.get("x")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = ids[0];
+      if (types::is_float(t.type(x).dtype())) return trace::unary(t, "reciprocal", EwOp::Reciprocal, x);
+      // numpy keeps integers: 1 / x truncated, so 1 and -1 stay and every other value is 0
+      // (1 / 0 too; numpy warns there).
+      ValueId zero = trace::scalar_constant(t, 0, {t.type(x).dtype(), true});
+      ValueId one = trace::scalar_constant(t, 1, {t.type(x).dtype(), true});
+      return trace::where(t, trace::binary(t, "reciprocal", EwOp::Eq, trace::unary(t, "reciprocal", EwOp::Abs, x), one), x, zero);
+    }));
+  });
   def_unary(m, "logical_not", EwOp::Not, Mode::Logical);
   for (auto [name, op] : {std::pair{"logical_and", EwOp::And}, std::pair{"logical_or", EwOp::Or}, std::pair{"logical_xor", EwOp::Xor}})
     def_binary(m, name, op, Mode::Logical);
