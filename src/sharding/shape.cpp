@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/dim_map.hpp"
 #include "sharding/rules.hpp"
 
 namespace shard::sharding {
@@ -40,9 +41,11 @@ ArrayType propagate_broadcast_in_dim(const RuleContext& ctx, const ArrayType& x,
     return make_result(ctx, {x}, x.dtype(), shape, s.abstract_mesh(), s.spec(), plan.vma,
                        x.weak_type());
   }
-  if (plan.rule_runs) {
+  if (plan.rule_runs) {  // whole dims keep their sharding (a size-1 dim has none to keep)
     auto in = spec_entries(x);
-    for (size_t i = 0; i < bd.size(); ++i) spec[static_cast<size_t>(bd[i])] = in[i];
+    auto map = ir::dim_map(ir::attr::BroadcastInDim{bd}, x.shape(), shape);
+    for (size_t i = 0; i < map.size(); ++i)
+      if (ir::keeps_whole_dim(map, i, x.shape(), shape)) spec[static_cast<size_t>(map[i].result_dim)] = in[i];
   }
   return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec), plan.vma,
                      x.weak_type());
@@ -135,11 +138,12 @@ ArrayType propagate_transpose(const RuleContext& ctx, const ArrayType& x,
   OutputPlan plan = plan_output(ctx, {x});
   auto in = spec_entries(x);
   Shape shape;
-  std::vector<Entry> spec;
-  for (int64_t p : perm) {
-    shape.push_back(x.shape()[static_cast<size_t>(p)]);
-    spec.push_back(plan.rule_runs ? in[static_cast<size_t>(p)] : Entry{});
-  }
+  for (int64_t p : perm) shape.push_back(x.shape()[static_cast<size_t>(p)]);
+  // Each operand dim's sharding goes where the dimension map sends the dim (ir/dim_map.hpp).
+  std::vector<Entry> spec(shape.size());
+  auto map = ir::dim_map(ir::attr::Transpose{perm}, x.shape(), shape);
+  if (plan.rule_runs)
+    for (size_t d = 0; d < map.size(); ++d) spec[static_cast<size_t>(map[d].result_dim)] = in[d];
   return make_result(ctx, {x}, x.dtype(), shape, plan.mesh,
                      PartitionSpec(spec, x.spec().unreduced()), plan.vma, x.weak_type());
 }

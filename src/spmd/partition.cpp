@@ -177,7 +177,9 @@ void Partitioner::partition_op(const ir::Op& op) {
     case OpKind::Transpose: {
       const auto& in = map_[op.operands[0]];
       std::vector<Entry> entries;
-      for (auto p : op.attr<ir::attr::Transpose>().permutation) entries.push_back(in.layout[p]);
+      entries.resize(rt.rank());
+      auto map = ir::dim_map(op.attrs, gtype(op.operands[0]).shape(), rt.shape());
+      for (size_t d = 0; d < map.size(); ++d) entries[static_cast<size_t>(map[d].result_dim)] = in.layout[d];
       PartitionSpec layout(entries);
       define_conformed(op, b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
       return;
