@@ -27,6 +27,8 @@ Value op_binary(Interp& I, const std::string& name, EwOp op, const Value& a, con
       if (!a_arr) x = trace::convert(t, x, {*R, true});
       if (!b_arr) y = trace::convert(t, y, {*R, true});
     }
+    // jnp semantics for device arrays: x ** 2 is integer_pow; numpy keeps its pow.
+    if (op == EwOp::Pow && !host) return std::vector<ValueId>{trace::power(t, name, x, y)};
     return std::vector<ValueId>{trace::binary(t, name, op, x, y)};
   });
 }

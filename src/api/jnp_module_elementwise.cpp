@@ -104,6 +104,8 @@ void add_jnp_elementwise(Interp&, ModuleObj& m) {
     else
       def_binary(m, std::string(name), [prim, op](Trace& t, ValueId x, ValueId y) { return trace::binary(t, prim, op, x, y); });
   });
+  for (const char* name : {"power", "pow"})
+    def_binary(m, name, [](Trace& t, ValueId x, ValueId y) { return trace::power(t, "pow", x, y); });
   for (auto& c : trace::unary_composites()) def_unary(m, c.name, c.fn);
   for (auto& c : trace::binary_composites()) def_binary(m, c.name, c.fn);
   def_jnp(m, "where", [](Interp& I, CallArgs& a) {

@@ -204,8 +204,7 @@ void register_lax_module() {
       ArgParser p(I, a, "integer_pow", {"x", "y"});
       int64_t y = int_arg(I, p.get("y"), "y");
       return apply(I, "integer_pow", {lax_operand(I, p.get("x"), "integer_pow", 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
-        ValueId e = trace::scalar_constant(t, static_cast<double>(y), {t.type(ids[0]).dtype(), true});
-        return std::vector<ValueId>{trace::binary(t, "integer_pow", EwOp::Pow, ids[0], e)};
+        return std::vector<ValueId>{trace::integer_pow(t, ids[0], y)};
       });
     });
     def_fn(m, "select", [](Interp& I, CallArgs& a) {

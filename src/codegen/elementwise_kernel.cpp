@@ -19,7 +19,7 @@ std::string ElementwiseKernel::signature() const {
   for (auto& n : nodes) {
     s += fmt::format("|{}:{}", ew_op_name(n.op), types::dtype_name(n.dtype));
     if (n.op == EwOp::Input) s += fmt::format("#{}", n.input);
-    if (n.op == EwOp::Const) s += fmt::format("={:a}", n.const_value);
+    if (n.op == EwOp::Const || n.op == EwOp::IntegerPow) s += fmt::format("={:a}", n.const_value);
     for (int a : n.args) s += fmt::format(",{}", a);
   }
   s += fmt::format("|out:{}:{}@{}", fmt::join(outputs, ","), fmt::join(out_strides, ","), out_offset);

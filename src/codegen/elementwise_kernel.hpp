@@ -31,7 +31,7 @@ struct EwNode {
   types::DType dtype;       // result dtype (Convert: the target; comparisons: Bool)
   std::vector<int> args;    // indices of earlier nodes
   int input = -1;           // Input: index into inputs
-  double const_value = 0;   // Const (exact for ints up to 2^53)
+  double const_value = 0;   // Const: the value (exact for ints up to 2^53); IntegerPow: the exponent
 };
 
 struct ElementwiseKernel {

@@ -154,6 +154,7 @@ llvm::Value* ScalarOps::emit(const EwNode& node, const std::vector<llvm::Value*>
                              const std::vector<DType>& arg_types) {
   switch (node.op) {
     case EwOp::Const: return constant(node.dtype, node.const_value);
+    case EwOp::IntegerPow: return integer_pow(args[0], node.dtype, static_cast<int64_t>(node.const_value));
     case EwOp::Convert: return convert(args[0], arg_types[0], node.dtype);
     case EwOp::IsNan: case EwOp::IsInf: case EwOp::IsFinite: {
       if (!types::is_float(arg_types[0])) return b_.getInt1(node.op == EwOp::IsFinite);
@@ -314,6 +315,26 @@ llvm::Value* ScalarOps::float_floordiv_mod(EwOp op, llvm::Value* a, llvm::Value*
   floordiv = b_.CreateSelect(div_nz, floordiv, intrinsic(llvm::Intrinsic::copysign, {zero, b_.CreateFDiv(a, b)}));
   // Division by zero: numpy gives a / b (inf or nan).
   return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), b_.CreateFDiv(a, b), floordiv);
+}
+
+// x ** n for a known integer n, as XLA expands integer_pow: square-and-multiply (x*x for n = 2,
+// never a pow call); a negative n is the reciprocal of x ** -n (floats only: the tracer
+// refuses negative powers of integers).
+llvm::Value* ScalarOps::integer_pow(llvm::Value* x, DType t, int64_t n) {
+  const bool fl = types::is_float(t);
+  auto mul = [&](llvm::Value* a, llvm::Value* b) { return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b); };
+  uint64_t m = n < 0 ? static_cast<uint64_t>(-(n + 1)) + 1 : static_cast<uint64_t>(n);
+  llvm::Value* acc = nullptr;
+  for (llvm::Value* base = x; m; m >>= 1) {
+    if (m & 1) acc = acc ? mul(acc, base) : base;
+    if (m > 1) base = mul(base, base);
+  }
+  if (!acc) acc = constant(t, 1);
+  if (n < 0) {
+    if (!fl) throw std::logic_error("internal error: integer_pow of integers with a negative exponent");
+    acc = b_.CreateFDiv(constant(t, 1), acc);
+  }
+  return acc;
 }
 
 // log(exp(x) + exp(y)) without overflow, as numpy's npy_logaddexp: the larger operand plus

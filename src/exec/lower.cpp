@@ -99,7 +99,8 @@ class Lowering {
     }
     std::vector<int> args;
     for (size_t i = 0; i < op.operands.size(); ++i) args.push_back(static_cast<int>(i));
-    k.nodes.push_back({op.attr<ir::attr::Elementwise>().op, rt.dtype(), args});
+    const auto& ew = op.attr<ir::attr::Elementwise>();
+    k.nodes.push_back({ew.op, rt.dtype(), args, -1, static_cast<double>(ew.y)});
     k.outputs = {static_cast<int>(op.operands.size())};
     auto fn = kernels_.elementwise(k);
     Step s = make_step(op);

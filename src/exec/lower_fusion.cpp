@@ -91,7 +91,8 @@ class Builder {
           if (r_.type(u).shape() != vt.shape()) throw std::logic_error("internal error: fused elementwise operand shape");
           args.push_back(node(u, m));
         }
-        return push({op->attr<ir::attr::Elementwise>().op, vt.dtype(), std::move(args)});
+        const auto& ew = op->attr<ir::attr::Elementwise>();
+        return push({ew.op, vt.dtype(), std::move(args), -1, static_cast<double>(ew.y)});
       }
       case OpKind::BroadcastInDim: case OpKind::Transpose: case OpKind::Slice: case OpKind::Rev: {
         // operand index[d] = start + step * result index[result_dim] (ir/dim_map.hpp)

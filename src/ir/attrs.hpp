@@ -42,7 +42,8 @@ struct Unset {  // not given yet: ir::Builder puts the kind's empty attributes h
 };
 struct Elementwise {
   EwOp op = EwOp::Add;
-  SHARD_ATTR_FIELDS(Elementwise, op)
+  int64_t y = 0;  // integer_pow's exponent
+  SHARD_ATTR_FIELDS(Elementwise, op, y)
 };
 struct Constant {
   std::shared_ptr<const Literal> literal;

@@ -58,6 +58,7 @@ enum class EwDTypeRule : uint8_t {
   X(ErfInv, "erf_inv", 1, FloatOnly, true, 1, "", "erf_inv", "")                                                  \
   X(Not, "not", 1, Bitwise, false, 1, "invert bitwise_not bitwise_invert", "not_", "invert bitwise_not")          \
   X(Square, "square", 1, Numeric, false, 1, "square", "square", "square")                                         \
+  X(IntegerPow, "integer_pow", 1, Numeric, false, 1, "", "", "") /* x ** y, y the attribute: multiplies */       \
   X(Reciprocal, "reciprocal", 1, Inexact, false, 1, "reciprocal", "reciprocal", "")                               \
   X(IsNan, "isnan", 1, Predicate, false, 1, "isnan", "", "isnan")                                                 \
   X(IsInf, "isinf", 1, Predicate, false, 1, "isinf", "", "isinf")                                                 \
@@ -72,7 +73,7 @@ enum class EwDTypeRule : uint8_t {
   X(FloorDiv, "floor_divide", 2, Numeric, false, 1, "floor_divide", "", "floor_divide")                           \
   X(Rem, "rem", 2, Numeric, false, 1, "fmod", "rem", "fmod")  /* C's remainder: the dividend's sign */            \
   X(Mod, "remainder", 2, Numeric, false, 1, "remainder mod", "", "remainder mod") /* the divisor's sign */        \
-  X(Pow, "pow", 2, Numeric, true, 1, "power pow", "pow", "power")                                                 \
+  X(Pow, "pow", 2, Numeric, true, 1, "", "pow", "power") /* jnp: trace::power */                                                 \
   X(Max, "max", 2, Numeric, false, 1, "maximum fmax", "max", "maximum")                                           \
   X(Min, "min", 2, Numeric, false, 1, "minimum fmin", "min", "minimum")                                           \
   X(Atan2, "atan2", 2, Inexact, true, 1, "arctan2 atan2", "atan2", "arctan2")                                     \

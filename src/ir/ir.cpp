@@ -88,6 +88,7 @@ struct AttrText {
   std::string region(size_t i) { return region_text(op, i, indent); }
   void operator()(const attr::Elementwise& a) {
     if (a.op == EwOp::Convert) kv.push_back(fmt::format("new_dtype={}", types::dtype_name(f.type(op.results[0]).dtype())));
+    if (a.op == EwOp::IntegerPow) kv.push_back(fmt::format("y={}", a.y));
   }
   void operator()(const attr::Iota& a) { kv.push_back(fmt::format("dimension={}", a.dimension)); }
   void operator()(const attr::BroadcastInDim& a) { kv.push_back(fmt::format("broadcast_dimensions={}", ints(a.broadcast_dimensions))); }

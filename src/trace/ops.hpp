@@ -34,6 +34,11 @@ Shape broadcast_shapes(const std::string& op, const std::vector<Shape>& shapes);
 ValueId unary(Trace& t, const std::string& name, EwOp op, ValueId x);
 ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b);
 ValueId where(Trace& t, ValueId pred, ValueId a, ValueId b);
+// lax.integer_pow: x ** y by multiplies; integers take no negative exponent (JAX's TypeError).
+ValueId integer_pow(Trace& t, ValueId x, int64_t y);
+// jnp.power and `**`: a concrete integer exponent (a Python int, or a constant scalar of an
+// integer dtype) makes integer_pow, as JAX does; anything else is pow.
+ValueId power(Trace& t, const std::string& name, ValueId x, ValueId y);
 ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<ValueId> hi);
 
 // jnp functions composed from primitives (ops_composite.cpp), bound by name by jax.numpy

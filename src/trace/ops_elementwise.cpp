@@ -139,6 +139,37 @@ ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b)
   return t.emit(OpKind::Elementwise, {ac, bc}, rt, ew_attrs(op));
 }
 
+ValueId integer_pow(Trace& t, ValueId x, int64_t y) {
+  const auto& xt = t.type(x);
+  if (y < 0 && !types::is_float(xt.dtype()))
+    throw types::ShardingError("TypeError", fmt::format("Integers cannot be raised to negative powers, got integer_pow(x, {})", y));
+  auto rt = sharding::propagate_unary(t.ctx("integer_pow"), xt, xt.dtype()).with_weak_type(xt.weak_type());
+  return t.emit(OpKind::Elementwise, {x}, rt, ir::attr::Elementwise{EwOp::IntegerPow, y});
+}
+
+namespace {
+// The value of a scalar integer constant recorded in this trace (the exponent of x ** 2).
+std::optional<int64_t> concrete_int_scalar(Trace& t, ValueId v) {
+  const auto type = t.type(v);
+  if (type.rank() != 0 || !types::is_int(type.dtype())) return std::nullopt;
+  for (auto it = t.fn().ops.rbegin(); it != t.fn().ops.rend(); ++it)
+    if (!it->results.empty() && it->results[0] == v) {
+      const auto* c = std::get_if<ir::attr::Constant>(&it->attrs);
+      if (!c || !c->literal) return std::nullopt;
+      return types::load_int_element(type.dtype(), c->literal->bytes.data());
+    }
+  return std::nullopt;
+}
+}  // namespace
+
+ValueId power(Trace& t, const std::string& name, ValueId x, ValueId y) {
+  if (auto n = concrete_int_scalar(t, y)) {
+    DTypeW p = promote(dtw(t.type(x)), dtw(t.type(y)));
+    if (*n >= 0 || types::is_float(p.dtype)) return integer_pow(t, convert(t, x, p), *n);
+  }
+  return binary(t, name, EwOp::Pow, x, y);
+}
+
 ValueId where(Trace& t, ValueId pred, ValueId a, ValueId b) {
   DTypeW p = promote(dtw(t.type(a)), dtw(t.type(b)));
   auto rt = sharding::propagate_where(t.ctx("where"), t.type(pred), t.type(a), t.type(b)).with_dtype(p.dtype).with_weak_type(p.weak);

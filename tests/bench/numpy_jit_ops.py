@@ -42,7 +42,8 @@ bh = np.linspace(1.0, 2.0, n, dtype=np.float32)
 t = best_of(5, lambda: np.sin(ah) + bh * np.float32(2))
 for devs in (1, 2, 8):
     print(f"sin_add_2^24_{devs}dev", t)
-for name, fn in (("tanh", np.tanh), ("log1p", np.log1p), ("expm1", np.expm1), ("logaddexp", lambda v: np.logaddexp(v, -v))):
+for name, fn in (("tanh", np.tanh), ("log1p", np.log1p), ("expm1", np.expm1), ("logaddexp", lambda v: np.logaddexp(v, -v)),
+                 ("pow3", lambda v: v ** 3)):
     print(f"{name}_2^24", best_of(5, lambda: fn(ah)))
 
 for k in (1024, 2048):

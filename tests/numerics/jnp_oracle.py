@@ -80,6 +80,12 @@ add(ew("lax_erf_tiny", "jax.lax.erf(z)", lambda x: _erf(_f64(x["z"])).astype(np.
 add(ew("lax_erfc", "jax.lax.erfc(a * 2)", lambda x: _erfc(_f64(x["a"] * np.float32(2))).astype(np.float32), "precise"))
 add(ew("lax_expm1", "jax.lax.expm1(z)", lambda x: np.expm1(_f64(x["z"])).astype(np.float32), "precise"))
 add(ew("lax_cosh", "jax.lax.cosh(a)", lambda x: np.cosh(_f64(x["a"])).astype(np.float32), "precise"))
+# x ** n with a concrete integer n is integer_pow (multiplies), as in JAX
+add(ew("pow_int2", "a ** 2", lambda x: x["a"] ** 2))
+add(ew("pow_int3", "a ** 3", lambda x: x["a"] ** 3))
+add(ew("pow_neg", "p ** -2", lambda x: (x["p"].astype(np.float64) ** -2).astype(np.float32)))
+add(ew("power_int", "jnp.power(j, 3)", lambda x: x["j"] ** 3, "exact"))
+add(ew("lax_integer_pow", "jax.lax.integer_pow(q, 7)", lambda x: (x["q"].astype(np.float64) ** 7).astype(np.float32)))
 add(ew("nextafter", "jnp.nextafter(a, b)", lambda x: np.nextafter(x["a"], x["b"]), "exact"))
 add(ew("nextafter_up", "jnp.nextafter(z, 1.0)", lambda x: np.nextafter(x["z"], np.float32(1)), "exact"))
 add(ew("lax_nextafter", "jax.lax.nextafter(a, b)", lambda x: np.nextafter(x["a"], x["b"]), "exact"))

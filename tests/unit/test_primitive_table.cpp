@@ -88,6 +88,22 @@ TEST_CASE("printed jaxprs name elementwise ops by the table's primitive names", 
   CHECK(text.find("= remainder d b") != std::string::npos);
 }
 
+TEST_CASE("integer_pow carries its exponent as an attribute: printed, compared, hashed", "[primitives][attrs]") {
+  using types::DType;
+  auto build = [](int64_t y) {
+    ir::Function f;
+    ir::Builder b(f);
+    auto x = b.param(ir::ArrayType(DType::F32, {4}));
+    f.results = {b.op(ir::OpKind::Elementwise, {x}, ir::ArrayType(DType::F32, {4}), ir::attr::Elementwise{ir::EwOp::IntegerPow, y})};
+    return f;
+  };
+  auto cube = build(3), square = build(2);
+  CHECK(ir::print(cube).find("= integer_pow[y=3] a") != std::string::npos);
+  CHECK_FALSE(ir::structurally_equal(cube, square));  // the compile cache keeps them apart
+  CHECK(ir::structural_hash(cube) != ir::structural_hash(square));
+  CHECK(ir::structurally_equal(cube, build(3)));
+}
+
 TEST_CASE("dimension maps of the data-movement ops", "[primitives][dim_map]") {
   SECTION("transpose: result dim j reads operand dim perm[j]") {
     auto m = ir::dim_map(ir::attr::Transpose{{2, 0, 1}}, {2, 3, 4}, {4, 2, 3});
