@@ -159,21 +159,7 @@ Value call_in_scope(Interp& I, const Value& f, CallArgs& args, const AbstractMes
     trace::TraceScope scope(child);
     out = I.call(f, args);
   }
-  // Inline: the child's params are its captures (values of the parent).
-  const ir::Function& cf = child->fn();
-  std::vector<ir::ValueId> map(cf.value_types.size(), -1);
-  for (size_t i = 0; i < cf.params.size(); ++i) map[static_cast<size_t>(cf.params[i])] = child->captured().at(i);
-  for (const auto& op : cf.ops) {
-    std::vector<ir::ValueId> operands;
-    for (auto v : op.operands) operands.push_back(map.at(static_cast<size_t>(v)));
-    std::vector<types::ArrayType> types;
-    for (auto r : op.results) types.push_back(cf.type(r));
-    auto saved = parent->loc();
-    parent->set_loc(op.loc);
-    auto rs = parent->emit_multi(op.kind, operands, types, op.attrs, op.regions);
-    parent->set_loc(saved);
-    for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
-  }
+  const auto map = parent->inline_child(*child);
   std::vector<Value> leaves;
   TreeDef def = tree_flatten(I, out, leaves);
   for (auto& l : leaves)

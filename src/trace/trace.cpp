@@ -69,6 +69,22 @@ std::vector<ValueId> Trace::emit_multi(ir::OpKind kind, std::vector<ValueId> ope
   return ir::Builder(fn_, loc_).op_multi(kind, std::move(operands), results, std::move(attrs), std::move(regions));
 }
 
+std::vector<ValueId> Trace::inline_child(const Trace& child) {
+  const ir::Function& cf = child.fn_;
+  std::vector<ValueId> map(cf.value_types.size(), -1);
+  for (size_t i = 0; i < cf.params.size(); ++i) map[static_cast<size_t>(cf.params[i])] = child.captured().at(i);
+  for (const auto& op : cf.ops) {
+    std::vector<ValueId> operands;
+    for (auto v : op.operands) operands.push_back(map.at(static_cast<size_t>(v)));
+    std::vector<ArrayType> types;
+    for (auto r : op.results) types.push_back(cf.type(r));
+    // Each op keeps the user's line it came from.
+    auto rs = ir::Builder(fn_, op.loc).op_multi(op.kind, operands, types, op.attrs, op.regions);
+    for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
+  }
+  return map;
+}
+
 ir::Function Trace::finish(std::vector<ValueId> results) {
   fn_.results = std::move(results);
   return fn_;

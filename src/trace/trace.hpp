@@ -44,6 +44,9 @@ class Trace : public std::enable_shared_from_this<Trace> {
   ValueId lift(const Trace& from, ValueId v);
   // The ancestor-trace values captured so far, in parameter order (as values of parent()).
   const std::vector<ValueId>& captured() const { return captured_; }
+  // Records a child trace's ops into this one (its params are its captures, values of this
+  // trace); returns, per child value, the value of this trace that holds it.
+  std::vector<ValueId> inline_child(const Trace& child);
 
  private:
   ir::Function fn_;
