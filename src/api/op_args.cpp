@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "api/dtype_value.hpp"
-#include "api/sharding_objects.hpp"
+#include "api/objects/dtype_value.hpp"
+#include "api/objects/sharding_objects.hpp"
 #include "exec/array.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/array_value.hpp"
+#include "api/objects/array_value.hpp"
 #include "interp/interp.hpp"
 #include "sharding/common.hpp"
 #include "trace/ops.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "api/array_value.hpp"
+#include "api/objects/array_value.hpp"
 #include "cli/repl_session.hpp"
 
 namespace shard::cli {

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "api/device_count.hpp"
-#include "api/modules.hpp"
+#include "api/modules/registration.hpp"
 #include "cli/repl_input.hpp"
 #include "cli/run_program.hpp"
 

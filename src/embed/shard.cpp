@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "api/array_value.hpp"
 #include "api/device_count.hpp"
-#include "api/modules.hpp"
+#include "api/modules/registration.hpp"
+#include "api/objects/array_value.hpp"
 #include "exec/array.hpp"
 #include "interp/interp.hpp"
 #include "runtime/device_runtime.hpp"

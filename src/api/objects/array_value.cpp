@@ -1,0 +1,298 @@
+#include "api/objects/array_value.hpp"
+
+#include "api/device_count.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "exec/run_global.hpp"
+#include "interp/builtins/support.hpp"
+#include "runtime/rendezvous.hpp"
+#include "trace/trace.hpp"
+#include "types/element_io.hpp"
+
+namespace shard::api {
+
+using interp::ObjKind;
+using types::DType;
+
+ClassP array_class() {
+  static ClassP c = [] {
+    auto k = interp::make_class("ArrayImpl", {interp::T().object}, "jaxlib.xla_extension");
+    return k;
+  }();
+  return c;
+}
+ClassP ndarray_class() {
+  static ClassP c = interp::make_class("ndarray", {interp::T().object}, "numpy");
+  return c;
+}
+ClassP tracer_class() {
+  static ClassP c = interp::make_class("DynamicJaxprTracer", {interp::T().object}, "jax._src.interpreters.partial_eval");
+  return c;
+}
+
+Value wrap(exec::ArrayRef a, bool host) { return std::make_shared<ArrayObj>(host ? ndarray_class() : array_class(), std::move(a), host); }
+Value wrap_tracer(std::shared_ptr<trace::Trace> t, ir::ValueId v) { return std::make_shared<TracerObj>(tracer_class(), std::move(t), v); }
+
+ArrayObj* as_array(const Value& v) {
+  if (!v || v->kind != ObjKind::Native) return nullptr;
+  return dynamic_cast<ArrayObj*>(v.get());
+}
+TracerObj* as_tracer(const Value& v) {
+  if (!v || v->kind != ObjKind::Native) return nullptr;
+  return dynamic_cast<TracerObj*>(v.get());
+}
+bool is_array_like(const Value& v) { return as_array(v) || as_tracer(v); }
+
+types::ArrayType type_of(const Value& v) {
+  if (auto* a = as_array(v)) return a->array->type;
+  if (auto* t = as_tracer(v)) return t->type();
+  throw std::logic_error("internal error: type_of a non-array");
+}
+
+std::optional<trace::DTypeW> python_scalar_type(const Value& v, bool host) {
+  if (!v) return std::nullopt;
+  switch (v->kind) {
+    case ObjKind::Bool: return trace::DTypeW{DType::Bool, false};
+    case ObjKind::Int: return trace::DTypeW{host ? DType::I64 : DType::I32, true};
+    case ObjKind::Float: return trace::DTypeW{host ? DType::F64 : DType::F32, true};
+    default: return std::nullopt;
+  }
+}
+
+namespace {
+
+// Writes double `v` as `dt` at `dst`.
+void store_as(DType dt, double v, uint8_t* dst) {
+  switch (dt) {
+    case DType::F32: { float x = static_cast<float>(v); std::memcpy(dst, &x, 4); break; }
+    case DType::F64: std::memcpy(dst, &v, 8); break;
+    case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
+      types::store_int_element(dt, static_cast<int64_t>(v), dst);  // through int64, wrapping
+      break;
+    case DType::Bool: *dst = v != 0; break;
+    default: throw types::ShardingError("TypeError", "float16/bfloat16 arrays are not supported yet");
+  }
+}
+double load_as(DType dt, const uint8_t* src) {
+  switch (dt) {
+    case DType::F32: { float x; std::memcpy(&x, src, 4); return x; }
+    case DType::F64: { double x; std::memcpy(&x, src, 8); return x; }
+    case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
+      return static_cast<double>(types::load_int_element(dt, src));
+    case DType::Bool: return *src ? 1 : 0;
+    default: return 0;
+  }
+}
+
+// Converts row-major data between dtypes on the host (what numpy.asarray(x, dtype) does
+// before a transfer). Integer <-> integer goes through int64 exactly (wrapping).
+std::vector<uint8_t> convert_host(const std::vector<uint8_t>& in, DType from, DType to) {
+  if (from == to) return in;
+  const size_t n = in.size() / types::dtype_size(from);
+  std::vector<uint8_t> out(n * types::dtype_size(to));
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* s = in.data() + i * types::dtype_size(from);
+    uint8_t* d = out.data() + i * types::dtype_size(to);
+    if (types::is_int(from) && types::is_int(to)) {
+      types::store_int_element(to, types::load_int_element(from, s), d);
+    } else {
+      store_as(to, load_as(from, s), d);
+    }
+  }
+  return out;
+}
+
+struct Collected {
+  types::Shape shape;
+  std::vector<Value> leaves;
+  bool has_float = false, has_int = false, has_bool = false;
+  std::optional<DType> array_dtype;
+};
+
+void collect(Interp& I, const Value& v, size_t depth, Collected& c) {
+  auto* a = as_array(v);
+  if (a) {
+    // Arrays inside lists contribute their elements.
+    auto bytes = exec::array_to_host(*a->array);
+    const auto& shape = a->array->type.shape();
+    if (depth == c.shape.size()) c.shape.insert(c.shape.end(), shape.begin(), shape.end());
+    DType dt = a->array->type.dtype();
+    c.array_dtype = dt;
+    const size_t n = static_cast<size_t>(types::shape_product(shape));
+    for (size_t i = 0; i < n; ++i) {
+      const uint8_t* p = bytes.data() + i * types::dtype_size(dt);
+      c.leaves.push_back(types::is_float(dt) ? interp::make_float(load_as(dt, p))
+                         : dt == DType::Bool ? interp::make_bool(*p != 0)
+                                             : interp::make_int(types::load_int_element(dt, p)));
+    }
+    (types::is_float(dt) ? c.has_float : dt == DType::Bool ? c.has_bool : c.has_int) = true;
+    return;
+  }
+  if (v->kind == ObjKind::List || v->kind == ObjKind::Tuple) {
+    const auto& items = v->kind == ObjKind::List ? static_cast<interp::ListObj&>(*v).items : static_cast<interp::TupleObj&>(*v).items;
+    if (depth == c.shape.size()) c.shape.push_back(static_cast<int64_t>(items.size()));
+    else if (depth > c.shape.size() || c.shape[depth] != static_cast<int64_t>(items.size()))
+      I.raise("ValueError", fmt::format("setting an array element with a sequence. The requested array has an inhomogeneous "
+                                        "shape after {} dimensions. The detected shape was {} + inhomogeneous part.",
+                                        depth, types::py_int_tuple(types::Shape(c.shape.begin(), c.shape.begin() + depth))));
+    for (auto& item : items) collect(I, item, depth + 1, c);
+    return;
+  }
+  if (depth < c.shape.size())
+    I.raise("ValueError", fmt::format("setting an array element with a sequence. The requested array has an inhomogeneous "
+                                      "shape after {} dimensions. The detected shape was {} + inhomogeneous part.",
+                                      depth, types::py_int_tuple(types::Shape(c.shape.begin(), c.shape.begin() + depth))));
+  switch (v->kind) {
+    case ObjKind::Bool: c.has_bool = true; break;
+    case ObjKind::Int: c.has_int = true; break;
+    case ObjKind::Float: c.has_float = true; break;
+    default:
+      I.raise("TypeError", fmt::format("Cannot interpret '{}' as a data type: only numbers, bools, lists and arrays can be "
+                                       "converted to arrays", I.repr(v)));
+  }
+  c.leaves.push_back(v);
+}
+
+}  // namespace
+
+exec::ArrayRef host_array_from_python(Interp& I, const Value& data, std::optional<DType> dtype) {
+  Collected c;
+  collect(I, data, 0, c);
+  DType dt = dtype ? *dtype
+             : c.array_dtype && !(c.has_float && !types::is_float(*c.array_dtype)) ? *c.array_dtype
+             : c.has_float ? DType::F64 : c.has_int ? DType::I64 : c.has_bool ? DType::Bool : DType::F64;
+  std::vector<uint8_t> bytes(c.leaves.size() * types::dtype_size(dt));
+  for (size_t i = 0; i < c.leaves.size(); ++i) {
+    const Value& v = c.leaves[i];
+    uint8_t* d = bytes.data() + i * types::dtype_size(dt);
+    if (v->kind == ObjKind::Int && types::is_int(dt)) {
+      types::store_int_element(dt, static_cast<interp::IntObj&>(*v).v, d);
+    } else {
+      double x = v->kind == ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
+               : v->kind == ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
+                                         : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
+      store_as(dt, x, d);
+    }
+  }
+  types::ArrayType t(dt, c.shape);
+  auto mesh = exec::single_device_mesh(0);
+  return exec::array_from_host(bytes.data(), t, types::NamedSharding(mesh, types::PartitionSpec()), true);
+}
+
+exec::ArrayRef host_astype(const exec::ArrayRef& host, DType dtype) {
+  if (host->type.dtype() == dtype) return host;
+  auto bytes = convert_host(exec::array_to_host(*host), host->type.dtype(), dtype);
+  types::ArrayType t(dtype, host->type.shape());
+  return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+}
+
+exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype, const std::optional<types::NamedSharding>& sharding,
+                         bool weak) {
+  ensure_device_runtime();
+  DType from = host->type.dtype();
+  DType to = trace::canonicalize_device(dtype ? *dtype : from);
+  auto bytes = convert_host(exec::array_to_host(*host), from, to);
+  if (sharding) {
+    auto t = types::ArrayType::from_sharding(to, host->type.shape(), *sharding, {}, weak);
+    return exec::array_from_host(bytes.data(), t, *sharding, false);
+  }
+  auto mesh = exec::single_device_mesh(0);
+  types::ArrayType t(to, host->type.shape(), {}, {}, {}, weak);
+  return exec::array_from_host(bytes.data(), t, types::NamedSharding(mesh, types::PartitionSpec()), true);
+}
+
+[[noreturn]] void raise_array_error(Interp& I, const std::exception& e) {
+  if (auto* se = dynamic_cast<const types::ShardingError*>(&e)) {
+    if (se->py_type() == "ShardingTypeError") {
+      auto cls = I.builtin_class("TypeError");
+      // jax's core.ShardingTypeError is a TypeError; shown by its own name.
+      static ClassP sharding_type_error = interp::make_class("ShardingTypeError", {I.builtin_class("TypeError")}, "jax._src.core");
+      (void)cls;
+      CallArgs args;
+      args.args.push_back(interp::make_str(se->what()));
+      throw interp::PyError{I.call(sharding_type_error, args)};
+    }
+    I.raise(se->py_type(), se->what());
+  }
+  if (dynamic_cast<const runtime::CollectiveError*>(&e)) I.raise("RuntimeError", e.what());
+  if (dynamic_cast<const std::logic_error*>(&e)) I.raise("RuntimeError", fmt::format("internal error in shard: {}", e.what()));
+  I.raise("RuntimeError", e.what());
+}
+
+std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body) {
+  return guarded(I, [&]() -> std::vector<Value> {
+    ensure_device_runtime();  // the first device use decides the device count (XLA_FLAGS...)
+    std::shared_ptr<trace::Trace> active = trace::current_trace();  // the trace being recorded, if any
+    bool any_device = false, any_host = false;
+    for (auto& v : operands) {
+      if (auto* t = as_tracer(v)) active = trace::innermost(active, t->trace);
+      if (auto* a = as_array(v)) (a->host ? any_host : any_device) = true;
+    }
+    const bool host = !active && any_host && !any_device;
+    if (active) {
+      active->set_loc(I.current_loc());
+      std::vector<ir::ValueId> ids;
+      for (auto& v : operands) {
+        if (auto* t = as_tracer(v)) ids.push_back(active->lift(*t->trace, t->id));  // outer values enter as captures
+        else if (auto* a = as_array(v)) {
+          auto bytes = exec::array_to_host(*a->array);
+          DType dt = trace::canonicalize_device(a->array->type.dtype());
+          auto conv = convert_host(bytes, a->array->type.dtype(), dt);
+          // A concrete array on the trace's mesh keeps its sharding in the constant's type.
+          sharding::OptOutSharding sh;
+          if (a->array->type.is_sharded() && a->array->type.mesh() == active->mesh()) sh = a->array->type.spec();
+          ids.push_back(trace::constant(*active, dt, a->array->type.shape(), conv.data(), a->array->type.weak_type(), sh));
+        } else if (auto st = python_scalar_type(v, false)) {
+          double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
+                   : v->kind == interp::ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
+                                                     : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
+          ids.push_back(trace::scalar_constant(*active, x, *st));
+        } else {
+          I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position {}.", name,
+                                           I.type_name(v), ids.size()));
+        }
+      }
+      std::vector<Value> out;
+      for (auto id : body(*active, ids)) out.push_back(wrap_tracer(active, id));
+      return out;
+    }
+    auto& ctx = trace::MeshContext::get();
+    auto owned = std::make_shared<trace::Trace>(name, host ? types::AbstractMesh() : ctx.abstract());  // regions link to it
+    trace::Trace& t = *owned;
+    t.set_loc(I.current_loc());
+    std::vector<ir::ValueId> ids;
+    std::vector<exec::ArrayRef> inputs;
+    for (auto& v : operands) {
+      if (auto* a = as_array(v)) {
+        exec::ArrayRef arr = a->array;
+        if (a->host && !host) arr = to_device(arr, std::nullopt, std::nullopt);  // numpy operand of a jax op
+        inputs.push_back(arr);
+        ids.push_back(t.param(arr->type));
+      } else if (auto st = python_scalar_type(v, host)) {
+        double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
+                 : v->kind == interp::ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
+                                                   : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
+        ids.push_back(trace::scalar_constant(t, x, *st));
+      } else {
+        I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position {}.", name,
+                                         I.type_name(v), ids.size()));
+      }
+    }
+    auto results = body(t, ids);
+    auto fn = t.finish(results);
+    auto run = exec::run_global(fn, inputs, host ? std::nullopt : ctx.concrete());
+    std::vector<Value> out;
+    for (auto& r : run.outputs) out.push_back(wrap(r, host));
+    return out;
+  });
+}
+
+Value apply(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body) {
+  auto out = apply_multi(I, name, operands, body);
+  return out.at(0);
+}
+
+}  // namespace shard::api

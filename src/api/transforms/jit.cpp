@@ -1,0 +1,251 @@
+// jax.jit / jax.make_jaxpr (see jit.hpp and jit_internal.hpp). A call flattens its arguments
+// to device arrays, finds (or traces) the IR for their abstract signature, finds (or
+// compiles) the program for their mesh and layouts, and runs it.
+#include "api/transforms/jit.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <optional>
+
+#include "api/objects/array_value.hpp"
+#include "api/transforms/jit_internal.hpp"
+#include "interp/builtins/support.hpp"
+#include "ir/ir.hpp"
+#include "trace/trace.hpp"
+
+namespace shard::api {
+
+using interp::ModuleObj;
+using interp::ObjKind;
+namespace bi = interp::bi;
+using namespace jit_detail;
+
+namespace jit_detail {
+
+namespace {
+
+bool same_statics(Interp& I, const std::vector<Value>& a, const std::vector<Value>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i]->cls != b[i]->cls || !I.eq(a[i], b[i])) return false;
+  return true;
+}
+
+bool same_tree(Interp& I, const TreeDef& a, const TreeDef& b) {
+  if (a.kind != b.kind || a.children.size() != b.children.size() || a.keys.size() != b.keys.size()) return false;
+  for (size_t i = 0; i < a.keys.size(); ++i)
+    if (a.keys[i]->cls != b.keys[i]->cls || !I.eq(a.keys[i], b.keys[i])) return false;
+  for (size_t i = 0; i < a.children.size(); ++i)
+    if (!same_tree(I, a.children[i], b.children[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<types::Mesh> context_mesh() { return trace::MeshContext::get().concrete(); }
+
+PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
+  CallParts parts = split_call(I, j.fun, j.opts, a);
+  std::vector<Value> leaf_values;
+  TreeDef in = tree_flatten(I, parts.dynamic, leaf_values);
+  if (trace::current_trace()) return {};  // inside a trace (jit, loop body): inline
+  for (auto& v : leaf_values)
+    if (as_tracer(v)) return {};
+  PreparedCall call;
+  call.leaves = leaf_arrays(I, j.fun, a, parts, leaf_values);
+  std::vector<types::ArrayType> types;
+  types.reserve(call.leaves.size());
+  for (auto& l : call.leaves) types.push_back(l->type);
+  const auto& ctx = trace::MeshContext::get();
+  types::AbstractMesh abstract = ctx.abstract();
+  std::optional<types::Mesh> concrete = ctx.concrete();
+  for (auto& e : j.cache)
+    if (e->types == types && e->context_abstract == abstract && e->context_concrete == concrete && same_tree(I, e->in, in) &&
+        same_statics(I, e->statics, parts.statics)) {
+      call.entry = e;
+      return call;
+    }
+  Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, call.leaves);
+  ++j.stats->traces;
+  call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(abstract),
+                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), {}});
+  j.cache.push_back(call.entry);
+  return call;
+}
+
+exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::Placement& p) {
+  for (auto& x : e.execs)
+    if (x.layouts == p.layouts && x.mesh == p.mesh) return x.program;
+  bool hit = false;
+  auto prog = guarded(I, [&] { return exec::compile_global(e.fn, p.mesh, p.layouts, &hit); });
+  if (!hit) ++j.stats->compiles;
+  e.execs.push_back(ExecEntry{p.mesh, p.layouts, prog});
+  return prog;
+}
+
+Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p) {
+  auto outs = guarded(I, [&] { return exec::run_compiled(prog, p); });
+  ++j.stats->calls;
+  count_collectives(*j.stats, prog.parts.ledger);
+  std::vector<Value> values;
+  values.reserve(outs.size());
+  for (auto& r : outs) values.push_back(wrap(std::move(r)));
+  size_t pos = 0;
+  return tree_unflatten(I, e.out, values, pos);
+}
+
+}  // namespace jit_detail
+
+namespace {
+
+Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
+  PreparedCall call = prepare_call(I, j, a);
+  if (!call.entry) return I.call(j.fun, a);  // under an outer trace, a nested jit inlines
+  CacheEntry& e = *call.entry;
+  auto placed = guarded(I, [&] { return exec::place_inputs(e.fn, call.leaves, context_mesh()); });
+  auto prog = program_for(I, j, e, placed);
+  return run_program(I, j, e, *prog, placed);
+}
+
+// ---- classes ----------------------------------------------------------------------------------
+
+struct JaxprObj : interp::NativeObj {
+  std::string text;
+  JaxprObj(ClassP c, std::string t) : NativeObj(std::move(c)), text(std::move(t)) {}
+};
+
+ClassP jit_class() {
+  static ClassP c = [] {
+    auto k = interp::make_class("PjitFunction", {interp::T().object}, "jaxlib.xla_extension");
+    return k;
+  }();
+  return c;
+}
+
+JitObj& self_jit(Interp& I, CallArgs& a, const char* meth) { return bi::native_self<JitObj>(I, a, jit_class(), "PjitFunction", meth); }
+
+void init_jit_class() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  auto c = jit_class();
+  bi::def(c, "__call__", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "__call__");
+    CallArgs rest = bi::args_without_self(a);
+    return call_jitted(I, j, rest);
+  });
+  bi::def(c, "__repr__", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "__repr__");
+    return interp::make_str("<PjitFunction of " + I.repr(j.fun) + ">");
+  });
+  bi::def(c, "_cache_size", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "_cache_size");
+    return interp::make_int(static_cast<int64_t>(j.cache.size()));
+  });
+  bi::def(c, "lower", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "lower");
+    CallArgs rest = bi::args_without_self(a);
+    return lower_jitted(I, a.args.at(0), j, rest);
+  });
+  bi::def(c, "clear_cache", [](Interp& I, CallArgs& a) -> Value {
+    self_jit(I, a, "clear_cache").cache.clear();
+    return interp::none();
+  });
+  bi::def_property(c, "__name__", [](Interp& I, CallArgs& a) -> Value { return interp::make_str(fun_name(I, self_jit(I, a, "__name__").fun)); });
+  // functools.wraps' attributes come from the wrapped function (through __getattr__: a
+  // __qualname__ in the class dict would mark a user class, whose natives do not bind).
+  bi::def(c, "__getattr__", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "__getattr__");
+    const std::string& name = bi::str_arg(I, a.args.at(1), "attribute name");
+    if (name == "__qualname__" || name == "__doc__" || name == "__module__")
+      if (auto v = I.try_getattr(j.fun, name)) return *v;
+    I.raise("AttributeError", fmt::format("'PjitFunction' object has no attribute '{}'", name));
+  });
+  bi::def_property(c, "__wrapped__", [](Interp& I, CallArgs& a) -> Value { return self_jit(I, a, "__wrapped__").fun; });
+}
+
+ClassP jaxpr_class() {
+  static ClassP c = [] {
+    auto k = interp::make_class("ClosedJaxpr", {interp::T().object}, "jax._src.core");
+    auto text = [](Interp& I, CallArgs& a) -> Value {
+      return interp::make_str(bi::native_self<JaxprObj>(I, a, jaxpr_class(), "ClosedJaxpr", "__str__").text);
+    };
+    bi::def(k, "__str__", text);
+    bi::def(k, "__repr__", text);
+    return k;
+  }();
+  return c;
+}
+
+std::vector<int64_t> int_list(Interp& I, const Value& v, const char* what) {
+  std::vector<int64_t> out;
+  if (!v || v->kind == ObjKind::None) return out;
+  if (auto i = bi::int_of(v)) return {*i};
+  for (auto& x : I.to_vector(v)) {
+    auto i = bi::int_of(x);
+    if (!i) I.raise("TypeError", fmt::format("{} must be an int or a sequence of ints, got {}", what, I.repr(x)));
+    out.push_back(*i);
+  }
+  return out;
+}
+
+std::vector<std::string> str_list(Interp& I, const Value& v, const char* what) {
+  std::vector<std::string> out;
+  if (!v || v->kind == ObjKind::None) return out;
+  if (v->kind == ObjKind::Str) return {static_cast<interp::StrObj&>(*v).v};
+  for (auto& x : I.to_vector(v)) out.push_back(bi::str_arg(I, x, what));
+  return out;
+}
+
+Value make_jit(Interp& I, const Value& fun, JitOptions opts) {
+  if (!fun || fun->kind == ObjKind::None) I.raise("TypeError", "jit() missing 1 required positional argument: 'fun'");
+  init_jit_class();
+  auto j = std::make_shared<JitObj>(jit_class(), fun, std::move(opts));
+  j->stats = register_stats(fun_name(I, fun));
+  return j;
+}
+
+Value jax_jit(Interp& I, CallArgs& a) {
+  interp::ArgParser p(I, a, "jit",
+                      {"fun=", "in_shardings=", "out_shardings=", "static_argnums=", "static_argnames=", "donate_argnums=",
+                       "donate_argnames=", "keep_unused=", "device=", "backend=", "inline=", "abstracted_axes=", "compiler_options="});
+  JitOptions opts;
+  opts.static_argnums = int_list(I, p.get("static_argnums"), "static_argnums");
+  opts.static_argnames = str_list(I, p.get("static_argnames"), "static_argnames");
+  opts.in_shardings = p.get("in_shardings");
+  opts.out_shardings = p.get("out_shardings");
+  Value fun = p.get("fun");
+  if (!fun || fun->kind == ObjKind::None)  // jax.jit(static_argnums=...) as a decorator factory
+    return interp::make_builtin("jit", [opts](Interp& I2, CallArgs& a2) -> Value {
+      interp::ArgParser p2(I2, a2, "jit", {"fun"});
+      return make_jit(I2, p2.get("fun"), opts);
+    });
+  if (!I.truthy(I.call(I.getattr(I.builtins(), "callable"), std::vector<Value>{fun}))) I.raise("TypeError", fmt::format("Expected a callable value, got {}", I.repr(fun)));
+  return make_jit(I, fun, std::move(opts));
+}
+
+Value jax_make_jaxpr(Interp& I, CallArgs& a) {
+  interp::ArgParser p(I, a, "make_jaxpr", {"fun", "static_argnums=", "axis_env=", "return_shape=", "abstracted_axes="});
+  JitOptions opts;
+  opts.static_argnums = int_list(I, p.get("static_argnums"), "static_argnums");
+  Value fun = p.get("fun");
+  return interp::make_builtin("make_jaxpr_f", [fun, opts](Interp& I2, CallArgs& a2) -> Value {
+    CallParts parts = split_call(I2, fun, opts, a2);
+    std::vector<Value> leaf_values;
+    TreeDef in = tree_flatten(I2, parts.dynamic, leaf_values);
+    std::vector<exec::ArrayRef> leaves = leaf_arrays(I2, fun, a2, parts, leaf_values);
+    Traced tr = trace_function(I2, fun, opts, a2, parts, in, leaves);
+    return std::make_shared<JaxprObj>(jaxpr_class(), ir::print(tr.fn));
+  });
+}
+
+}  // namespace
+
+void install_jit(Interp&, ModuleObj& m) {
+  init_jit_class();
+  m.dict.set("jit", interp::make_builtin("jit", jax_jit));
+  m.dict.set("make_jaxpr", interp::make_builtin("make_jaxpr", jax_make_jaxpr));
+}
+
+}  // namespace shard::api

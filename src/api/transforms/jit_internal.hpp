@@ -1,0 +1,105 @@
+// Shared between the files of jax.jit: the jitted-function object and its caches (jit.cpp),
+// tracing (jit_trace.cpp), the AOT stages Lowered/Compiled (jit_lowered.cpp) and the
+// statistics and cost analysis (jit_stats.cpp).
+//
+// Two caches: a jitted function keeps its traced IR per abstract signature (static values,
+// input tree, leaf types); each traced entry keeps the compiled programs it ran, per mesh and
+// input layouts (layouts on Auto axes are not in the types). A cached call therefore only
+// flattens its arguments, compares, and runs: no printing, partitioning or LLVM.
+#pragma once
+#include <optional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/transforms/jit_args.hpp"
+#include "api/transforms/jit_tree.hpp"
+#include "exec/run_global.hpp"
+#include "interp/interp.hpp"
+#include "ir/ir.hpp"
+
+namespace shard::api::jit_detail {
+
+using interp::CallArgs;
+using interp::ClassP;
+using interp::Interp;
+using interp::Value;
+
+struct ExecEntry {
+  types::Mesh mesh;
+  std::vector<types::PartitionSpec> layouts;
+  exec::CompiledRef program;
+};
+
+struct CacheEntry {
+  std::vector<Value> statics;  // static argument values, in call order of their slots
+  TreeDef in;                  // structure of the dynamic arguments
+  std::vector<types::ArrayType> types;
+  // The mesh context it was traced under (use_mesh / set_mesh / axis-type scopes): part of
+  // the key, as in JAX, since creation ops and PartitionSpec arguments read it.
+  types::AbstractMesh context_abstract;
+  std::optional<types::Mesh> context_concrete;
+  ir::Function fn;
+  TreeDef out;
+  std::vector<ExecEntry> execs;
+};
+using CacheEntryRef = std::shared_ptr<CacheEntry>;
+
+// Per jitted function, for --stats.
+struct JitStats {
+  std::string name;
+  int64_t calls = 0, traces = 0, compiles = 0;
+  std::map<std::string, std::pair<int64_t, int64_t>> collectives;  // kind -> (count, bytes per device)
+};
+
+struct JitObj : interp::NativeObj {
+  Value fun;
+  JitOptions opts;
+  std::vector<CacheEntryRef> cache;
+  std::shared_ptr<JitStats> stats;
+  JitObj(ClassP c, Value f, JitOptions o) : NativeObj(std::move(c)), fun(std::move(f)), opts(std::move(o)) {}
+};
+
+// ---- jit_trace.cpp --------------------------------------------------------------------------
+
+struct Traced {
+  ir::Function fn;
+  TreeDef out;
+};
+// Traces f on abstract values of `leaves` (the dynamic arguments' leaves, structure `in`).
+Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const CallArgs& a, const CallParts& parts,
+                      const TreeDef& in, const std::vector<exec::ArrayRef>& leaves);
+std::string fun_name(Interp& I, const Value& f);
+
+// ---- jit.cpp ----------------------------------------------------------------------------------
+
+// A call's dynamic leaves as device arrays and its traced entry (traced on a miss). `entry` is
+// null when a leaf is a tracer: under an outer trace a nested jit inlines.
+struct PreparedCall {
+  CacheEntryRef entry;
+  std::vector<exec::ArrayRef> leaves;
+};
+PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a);
+// The compiled program of `e` for inputs placed as `p` (compiled on a miss, counted in stats).
+exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::Placement& p);
+// Runs `prog` on `p` and rebuilds the output pytree (counts the call and its collectives).
+Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p);
+// The mesh given to calls without committed inputs.
+std::optional<types::Mesh> context_mesh();
+
+// ---- jit_lowered.cpp -------------------------------------------------------------------------
+
+// jitted.lower(*args, **kwargs) -> Lowered.
+Value lower_jitted(Interp& I, const Value& self, JitObj& j, CallArgs& a);
+
+// ---- jit_stats.cpp ---------------------------------------------------------------------------
+
+// A new statistics record (kept for --stats until exit).
+std::shared_ptr<JitStats> register_stats(std::string name);
+void count_collectives(JitStats& s, const std::vector<spmd::CollectiveRecord>& ledger);
+// cost_analysis(): flops of the global IR; bytes accessed and collectives of the per-device
+// program when `prog` is given (else of the global IR).
+Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledProgram* prog);
+
+}  // namespace shard::api::jit_detail
