@@ -8,16 +8,16 @@
 #include "api/modules/visualize.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
+#include "api/transforms/axis_type_scopes.hpp"
 #include "api/transforms/jit.hpp"
 #include "api/transforms/shard_map.hpp"
+#include "api/transforms/vmap.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
 #include "trace/trace.hpp"
 
 namespace shard::api {
-
-void install_vmap(interp::ModuleObj& jax);  // transforms/vmap.cpp
 
 using interp::CallArgs;
 using interp::ModuleObj;
@@ -371,8 +371,8 @@ void fill_jax(Interp& I, ModuleObj& m) {
   });
   add(m, "make_mesh", jax_make_mesh);
   install_jit(I, m);
-  install_shard_map(I, m);  // jax.shard_map (transforms/shard_map.cpp)
-  install_vmap(m);          // jax.vmap (transforms/vmap.cpp)
+  install_shard_map(I, m);
+  install_vmap(m);
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());
@@ -381,7 +381,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.random", "random"}})
     bind_submodule(I, m, dotted, leaf);
   if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
-    install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));  // transforms/axis_type_scopes.cpp
+    install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));
 }
 
 void fill_sharding(Interp& I, ModuleObj& m) {

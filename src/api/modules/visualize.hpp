@@ -22,10 +22,4 @@ std::string visualize_sharding_text(const types::Shape& shape, const types::Name
 // Binds visualize_array_sharding, visualize_sharding and inspect_array_sharding into jax.debug.
 void install_visualize(interp::ModuleObj& m);
 
-// Binds auto_axes and explicit_axes (transforms/axis_type_scopes.cpp) into jax.sharding /
-// jax.experimental.shard.
-void install_axis_type_scopes(interp::ModuleObj& m);
-// Binds jax.lax.with_sharding_constraint (transforms/axis_type_scopes.cpp).
-void install_with_sharding_constraint(interp::ModuleObj& lax);
-
 }  // namespace shard::api

@@ -12,6 +12,8 @@
 // axes). Eagerly the casts that keep the layout are free (only the array's handle changes);
 // under jit they are ops of the trace, and f's own ops are traced in a child trace over the
 // inner mesh (so their sharding rules see the switched axis types) and then inlined.
+#include "api/transforms/axis_type_scopes.hpp"
+
 #include <fmt/format.h>
 
 #include "api/objects/array_value.hpp"

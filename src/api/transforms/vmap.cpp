@@ -3,6 +3,8 @@
 // f traced once on one slice), then the stacked results are moved to out_axes. This gives
 // vmap's values and types for pure functions; it is not a batching transform (each step runs
 // f on one slice), and `axis_name` collectives are not supported.
+#include "api/transforms/vmap.hpp"
+
 #include <fmt/format.h>
 
 #include "api/objects/array_value.hpp"
