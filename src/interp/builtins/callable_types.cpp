@@ -1,12 +1,11 @@
-// None/NotImplemented/Ellipsis, functions, builtins, bound methods, modules, cells,
-// property/staticmethod/classmethod and super.
+// The callable types: functions, builtins and bound methods (with the reprs of modules and
+// cells), the property/staticmethod/classmethod wrappers and super; init_object_types
+// (object_types.cpp) sets them up after object and type.
 #include <fmt/format.h>
 
 #include "interp/builtins/support.hpp"
 
 namespace shard::interp::bi {
-
-void init_object_types_part1();
 
 namespace {
 
@@ -14,20 +13,6 @@ template <class O>
 O& self_kind(Interp& I, CallArgs& a, ObjKind k, const char* type, const char* meth) {
   if (a.args.empty() || a.args[0]->kind != k) bad_self(I, a, type, meth);
   return static_cast<O&>(*a.args[0]);
-}
-
-void init_singletons() {
-  auto& t = T();
-  t.none->native_new = [](Interp& I, const ClassP&, CallArgs& a) {
-    if (!a.args.empty() || !a.kwargs.empty()) I.raise("TypeError", "NoneType takes no arguments");
-    return none();
-  };
-  def(t.none, "__repr__", [](Interp&, CallArgs&) { return make_str("None"); });
-  def(t.none, "__bool__", [](Interp&, CallArgs&) { return make_bool(false); });
-  t.notimplemented->native_new = [](Interp&, const ClassP&, CallArgs&) { return not_implemented(); };
-  def(t.notimplemented, "__repr__", [](Interp&, CallArgs&) { return make_str("NotImplemented"); });
-  t.ellipsis->native_new = [](Interp&, const ClassP&, CallArgs&) { return ellipsis(); };
-  def(t.ellipsis, "__repr__", [](Interp&, CallArgs&) { return make_str("Ellipsis"); });
 }
 
 // The names of functions, builtins and methods (__name__, __qualname__, __module__, ...)
@@ -162,9 +147,7 @@ void init_super() {
 
 }  // namespace
 
-void init_object_types() {
-  init_object_types_part1();
-  init_singletons();
+void init_callable_types() {
   init_functions();
   init_wrappers();
   init_super();

@@ -1,5 +1,6 @@
-// The `collections` module: OrderedDict, defaultdict, Counter (dict subclasses whose
-// instances are DictObjs), namedtuple (tuple subclasses) and deque (a list with maxlen).
+// The `collections` module and its dict subclasses OrderedDict, defaultdict and Counter
+// (whose instances are DictObjs). Its sequence types, namedtuple and deque, are in
+// mod_collections_sequences.cpp.
 #include <fmt/format.h>
 
 #include "interp/builtins/dict_common.hpp"
@@ -338,8 +339,8 @@ void init_counter() {
 
 }  // namespace
 
-void init_namedtuple(ModuleObj& m);
-void init_deque(ModuleObj& m);
+void init_namedtuple(ModuleObj& m);  // mod_collections_sequences.cpp
+void init_deque(ModuleObj& m);       // mod_collections_sequences.cpp
 
 namespace {
 void fill_collections(Interp& I, ModuleObj& m) {

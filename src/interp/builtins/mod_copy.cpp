@@ -116,8 +116,6 @@ struct DeepCopier {
   }
 };
 
-}  // namespace
-
 void fill_copy_module(Interp& I, ModuleObj& m) {
   m.dict.set("copy", make_builtin("copy", [](Interp& I, CallArgs& a) {
                func_nargs(I, a, "copy", 1, 1);
@@ -131,5 +129,9 @@ void fill_copy_module(Interp& I, ModuleObj& m) {
              }));
   m.dict.set("Error", exc_class("Exception"));
 }
+
+}  // namespace
+
+void register_copy_module() { Interp::register_builtin_module("copy", fill_copy_module); }
 
 }  // namespace shard::interp::bi

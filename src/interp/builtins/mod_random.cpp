@@ -11,8 +11,6 @@
 
 namespace shard::interp::bi {
 
-void fill_copy_module(Interp& I, ModuleObj& m);  // mod_copy.cpp
-
 namespace {
 
 // ---- random ----
@@ -345,9 +343,6 @@ void fill_random(Interp& I, ModuleObj& m) {
 
 }  // namespace
 
-void register_copy_random_modules() {
-  Interp::register_builtin_module("copy", fill_copy_module);
-  Interp::register_builtin_module("random", fill_random);
-}
+void register_random_module() { Interp::register_builtin_module("random", fill_random); }
 
 }  // namespace shard::interp::bi

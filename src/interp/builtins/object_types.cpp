@@ -1,5 +1,5 @@
-// object, type, the singletons' types, and the reprs/attributes of functions, builtins,
-// bound methods, modules and cells; property/staticmethod/classmethod wrappers and super.
+// object, type and the singletons' types (None, NotImplemented, Ellipsis); init_object_types
+// sets them up, then the callable types (callable_types.cpp).
 #include <fmt/format.h>
 
 #include "interp/builtins/support.hpp"
@@ -154,11 +154,29 @@ void init_type() {
   def(t, "mro", [mro](Interp& I, CallArgs& a) { return make_list(mro(I, a)); });
 }
 
+void init_singletons() {
+  auto& t = T();
+  t.none->native_new = [](Interp& I, const ClassP&, CallArgs& a) {
+    if (!a.args.empty() || !a.kwargs.empty()) I.raise("TypeError", "NoneType takes no arguments");
+    return none();
+  };
+  def(t.none, "__repr__", [](Interp&, CallArgs&) { return make_str("None"); });
+  def(t.none, "__bool__", [](Interp&, CallArgs&) { return make_bool(false); });
+  t.notimplemented->native_new = [](Interp&, const ClassP&, CallArgs&) { return not_implemented(); };
+  def(t.notimplemented, "__repr__", [](Interp&, CallArgs&) { return make_str("NotImplemented"); });
+  t.ellipsis->native_new = [](Interp&, const ClassP&, CallArgs&) { return ellipsis(); };
+  def(t.ellipsis, "__repr__", [](Interp&, CallArgs&) { return make_str("Ellipsis"); });
+}
+
 }  // namespace
 
-void init_object_types_part1() {
+void init_callable_types();  // callable_types.cpp
+
+void init_object_types() {
   init_object();
   init_type();
+  init_singletons();
+  init_callable_types();
 }
 
 }  // namespace shard::interp::bi

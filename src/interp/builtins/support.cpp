@@ -1,5 +1,6 @@
-// Helpers shared by the built-in types, first half: class registration, the exception
-// registry, argument checks with CPython's messages and unwrapping of receivers.
+// Helpers for defining native classes and functions (see support.hpp): class registration,
+// the exception registry, argument checks with CPython's messages and unwrapping of receivers.
+// Helpers for values are in support_values.cpp, for sequences in support_sequences.cpp.
 #include "interp/builtins/support.hpp"
 
 #include <fmt/format.h>

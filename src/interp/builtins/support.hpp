@@ -1,7 +1,10 @@
 // Internal helpers shared by the files that implement the built-in types and functions:
-// registering native methods on classes, checking arguments with CPython's messages,
-// unwrapping receivers (including user subclasses of built-in types), fast paths for the
-// common value kinds, and guards for recursive repr/compare.
+//   support.cpp            registering native methods on classes, checking arguments with
+//                          CPython's messages, unwrapping receivers (including user
+//                          subclasses of built-in types)
+//   support_values.cpp     fast paths for the common value kinds, guards for recursive
+//                          repr/compare, how objects and strings print
+//   support_sequences.cpp  iterators, collecting iterables, slice indices, a stable sort
 #pragma once
 #include <optional>
 #include <ostream>
@@ -181,8 +184,9 @@ void register_sys_os_time_modules();
 void register_collections_module();
 void register_itertools_module();
 void register_typing_modules();
-void register_copy_random_modules();
-void register_misc_modules();
+void register_copy_module();
+void register_random_module();
+void register_string_operator_bisect_heapq_modules();
 void register_json_module();
 // list[int] / int | None support on `type` (called once the core types exist).
 void init_typing_support();

@@ -1,5 +1,6 @@
-// collections.namedtuple (classes deriving from tuple whose instances are TupleObjs) and
-// collections.deque (a ListObj with an optional maxlen).
+// The sequence types of the `collections` module (mod_collections.cpp): namedtuple (classes
+// deriving from tuple whose instances are TupleObjs) and deque (a ListObj with an optional
+// maxlen).
 #include <fmt/format.h>
 
 #include <set>

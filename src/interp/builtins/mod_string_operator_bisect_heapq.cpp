@@ -320,7 +320,7 @@ void fill_heapq(Interp&, ModuleObj& m) {
 
 }  // namespace
 
-void register_misc_modules() {
+void register_string_operator_bisect_heapq_modules() {
   Interp::register_builtin_module("string", fill_string);
   Interp::register_builtin_module("operator", fill_operator);
   Interp::register_builtin_module("bisect", fill_bisect);
