@@ -115,7 +115,6 @@ void add_jnp_elementwise(Interp& I, ModuleObj& m);
 void add_jnp_reductions(Interp& I, ModuleObj& m);
 void add_jnp_shape(Interp& I, ModuleObj& m);
 void add_jnp_linalg(Interp& I, ModuleObj& m);
-void register_lax_module();
 void register_jnp_linalg_module();  // jax.numpy.linalg
 
 }  // namespace shard::api

@@ -78,7 +78,6 @@ void register_jnp_module() {
     m.dict.set("linalg", I.import_module("jax.numpy.linalg", I.current_loc()));
   });
   register_jnp_linalg_module();
-  register_lax_module();
 }
 
 }  // namespace shard::api

@@ -4,9 +4,6 @@
 
 namespace shard::api {
 
-void register_random_module();     // jax.random (random_module.cpp)
-void register_tree_util_module();  // jax.tree_util (tree_util_module.cpp)
-
 void register_api_modules() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -14,6 +11,7 @@ void register_api_modules() {
     register_jax_modules();
     register_numpy_module();
     register_jnp_module();
+    register_lax_module();
     register_random_module();
     register_tree_util_module();
   });

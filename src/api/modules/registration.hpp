@@ -7,9 +7,12 @@ namespace shard::api {
 void register_api_modules();
 
 // Each module family registers its modules (Interp::register_builtin_module).
-void register_jax_modules();    // jax, jax.sharding, jax.experimental(.shard), jax.debug, jax.tree_util
-void register_numpy_module();   // numpy
-void register_jnp_module();     // jax.numpy, jax.lax (array ops)
+void register_jax_modules();       // jax, jax.sharding, jax.experimental(.shard, .shard_map), jax.debug
+void register_numpy_module();      // numpy, numpy.random
+void register_jnp_module();        // jax.numpy, jax.numpy.linalg
+void register_lax_module();        // jax.lax
+void register_random_module();     // jax.random
+void register_tree_util_module();  // jax.tree_util
 
 // Array methods, properties and operator dunders on jax.Array / numpy.ndarray.
 void install_array_methods();
