@@ -1,8 +1,8 @@
 // Shared helpers of the jax.numpy / jax.lax bindings and the Array methods: reading the
 // Python arguments array ops take (axis=, shapes, dtype=, out_sharding=, Python scalars), the
 // numpy-vs-JAX dtype decisions (device arrays canonicalise to 32 bits; host arrays keep
-// numpy's dtypes and value-based promotion), and the per-family registration functions the
-// jax.numpy module is assembled from.
+// numpy's dtypes and value-based promotion), and the op implementations jax.numpy functions
+// share with Array methods.
 #pragma once
 #include <optional>
 #include <string>
@@ -107,14 +107,7 @@ Value jnp_dot(Interp& I, CallArgs& a);
 
 // ---- module assembly -------------------------------------------------------------------------
 
+// Binds a native function into a module under `name`.
 void def_fn(ModuleObj& m, const std::string& name, NativeFn fn);
-// A jax.numpy function: numpy (host) array arguments are moved to the device first.
-void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn);
-void add_jnp_creation(Interp& I, ModuleObj& m);
-void add_jnp_elementwise(Interp& I, ModuleObj& m);
-void add_jnp_reductions(Interp& I, ModuleObj& m);
-void add_jnp_shape(Interp& I, ModuleObj& m);
-void add_jnp_linalg(Interp& I, ModuleObj& m);
-void register_jnp_linalg_module();  // jax.numpy.linalg
 
 }  // namespace shard::api

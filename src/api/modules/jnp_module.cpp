@@ -4,9 +4,9 @@
 #include <limits>
 
 #include "api/device_count.hpp"
+#include "api/modules/jnp_module.hpp"
 #include "api/modules/registration.hpp"
 #include "api/objects/dtype_value.hpp"
-#include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {

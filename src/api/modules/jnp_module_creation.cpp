@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "api/modules/jnp_module.hpp"
 #include "api/objects/dtype_value.hpp"
-#include "api/op_args.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"

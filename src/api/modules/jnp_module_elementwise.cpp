@@ -3,7 +3,7 @@
 // with arguments of their own: where, clip, round, isclose, allclose, array_equal.
 #include <fmt/format.h>
 
-#include "api/op_args.hpp"
+#include "api/modules/jnp_module.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {

@@ -6,8 +6,8 @@
 #include <map>
 #include <numeric>
 
+#include "api/modules/jnp_module.hpp"
 #include "api/objects/dtype_value.hpp"
-#include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {

@@ -3,7 +3,7 @@
 // array); numpy host arrays get numpy's accumulator dtypes (int64 sums, float64 means).
 #include <fmt/format.h>
 
-#include "api/op_args.hpp"
+#include "api/modules/jnp_module.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {

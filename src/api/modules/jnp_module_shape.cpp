@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "api/modules/jnp_module.hpp"
 #include "api/objects/dtype_value.hpp"
-#include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
 

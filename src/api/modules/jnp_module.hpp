@@ -1,0 +1,20 @@
+// Shared by the files of the jax.numpy module: the op families register_jnp_module adds, one
+// function per family (jnp_module_*.cpp), and how each function is bound.
+#pragma once
+#include <string>
+
+#include "api/op_args.hpp"
+
+namespace shard::api {
+
+// A jax.numpy function: numpy (host) array arguments are moved to the device first.
+void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn);
+
+void add_jnp_creation(Interp& I, ModuleObj& m);     // jnp_module_creation.cpp
+void add_jnp_elementwise(Interp& I, ModuleObj& m);  // jnp_module_elementwise.cpp
+void add_jnp_reductions(Interp& I, ModuleObj& m);   // jnp_module_reductions.cpp
+void add_jnp_shape(Interp& I, ModuleObj& m);        // jnp_module_shape.cpp
+void add_jnp_linalg(Interp& I, ModuleObj& m);       // jnp_module_linalg.cpp
+void register_jnp_linalg_module();                  // jax.numpy.linalg (jnp_module_linalg.cpp)
+
+}  // namespace shard::api
