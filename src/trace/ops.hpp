@@ -27,6 +27,9 @@ ValueId scalar_constant(Trace& t, double value, DTypeW dtype);
 ValueId convert(Trace& t, ValueId x, DTypeW to);
 // numpy broadcast_to (trailing alignment).
 ValueId broadcast_to(Trace& t, ValueId x, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
+// lax.broadcast_in_dim: operand dim i becomes result dim dims[i] (checked by the caller).
+ValueId broadcast_in_dim(Trace& t, ValueId x, const Shape& shape, const std::vector<int64_t>& dims,
+                         const OptOutSharding& out_sharding = std::nullopt);
 Shape broadcast_shapes(const std::string& op, const std::vector<Shape>& shapes);
 
 // Elementwise ops: `name` is what the user called (add, sin, maximum, ...). Arithmetic

@@ -87,10 +87,14 @@ ValueId broadcast_to(Trace& t, ValueId x, const Shape& shape, const OptOutShardi
   if (broadcast_shapes("broadcast_to", {xt.shape(), shape}) != shape)
     throw types::ShardingError("ValueError", fmt::format("Incompatible shapes for broadcasting: {} and requested shape {}",
                                                          types::py_int_tuple(xt.shape()), types::py_int_tuple(shape)));
-  ir::attr::BroadcastInDim a;
-  for (size_t i = 0; i < xt.rank(); ++i) a.broadcast_dimensions.push_back(static_cast<int64_t>(shape.size() - xt.rank() + i));
-  auto rt = sharding::propagate_broadcast_in_dim(t.ctx("broadcast_in_dim"), xt, shape, a.broadcast_dimensions, out_sharding);
-  return t.emit(OpKind::BroadcastInDim, {x}, rt, a);
+  std::vector<int64_t> dims;  // numpy aligns trailing dims
+  for (size_t i = 0; i < xt.rank(); ++i) dims.push_back(static_cast<int64_t>(shape.size() - xt.rank() + i));
+  return broadcast_in_dim(t, x, shape, dims, out_sharding);
+}
+
+ValueId broadcast_in_dim(Trace& t, ValueId x, const Shape& shape, const std::vector<int64_t>& dims, const OptOutSharding& out_sharding) {
+  auto rt = sharding::propagate_broadcast_in_dim(t.ctx("broadcast_in_dim"), t.type(x), shape, dims, out_sharding);
+  return t.emit(OpKind::BroadcastInDim, {x}, rt, ir::attr::BroadcastInDim{dims});
 }
 
 // The dtype rule of the primitive's table row (ir/elementwise_ops.hpp) decides promotion.

@@ -87,10 +87,7 @@ void add_shape(ModuleObj& m) {
                                                               types::py_int_tuple(xt.shape()), types::py_int_tuple(shape),
                                                               types::py_int_tuple(bdims)));
       }
-      auto rt = sharding::propagate_broadcast_in_dim(t.ctx("broadcast_in_dim"), xt, shape, bdims, out);
-      ir::attr::BroadcastInDim at;
-      at.broadcast_dimensions = bdims;
-      return std::vector<ValueId>{t.emit(ir::OpKind::BroadcastInDim, {ids[0]}, rt, at)};
+      return std::vector<ValueId>{trace::broadcast_in_dim(t, ids[0], shape, bdims, out)};
     });
   });
   def_lax(m, "broadcast", [](Interp& I, CallArgs& a) {
@@ -129,14 +126,12 @@ void add_shape(ModuleObj& m) {
         throw types::ShardingError("ValueError", fmt::format("length of padding_config must equal the number of axes of operand, got "
                                                              "padding_config {} for operand shape {}",
                                                              cfg.size(), types::py_int_tuple(t.type(ids[0]).shape())));
-      ValueId v = trace::convert(t, ids[1], {t.type(ids[0]).dtype(), false});
-      auto rt = sharding::propagate_pad(t.ctx("pad"), t.type(ids[0]), cfg);
-      ir::attr::Pad at;
+      Shape low, high;
       for (auto& c : cfg) {
-        at.low.push_back(c.low);
-        at.high.push_back(c.high);
+        low.push_back(c.low);
+        high.push_back(c.high);
       }
-      return std::vector<ValueId>{t.emit(ir::OpKind::Pad, {ids[0], v}, rt, at)};
+      return std::vector<ValueId>{trace::pad(t, ids[0], ids[1], low, high, /*keep_if_empty=*/true)};
     });
   });
 }

@@ -100,12 +100,9 @@ void add_slicing(ModuleObj& m) {
           throw types::ShardingError("TypeError", fmt::format("slice slice_sizes must be less than or equal to operand shape, got "
                                                               "slice_sizes {} for operand shape {}.",
                                                               types::py_int_tuple(sizes), types::py_int_tuple(xt.shape())));
-      std::vector<ValueId> operands = {ids[0]};
-      for (size_t i = 1; i < ids.size(); ++i) operands.push_back(wrapped_start(t, ids[i], xt.shape()[i - 1]));
-      auto rt = sharding::propagate_dynamic_slice(t.ctx("dynamic_slice"), xt, sizes);
-      ir::attr::DynamicSlice at;
-      at.slice_sizes = sizes;
-      return std::vector<ValueId>{t.emit(ir::OpKind::DynamicSlice, operands, rt, at)};
+      std::vector<ValueId> starts;
+      for (size_t i = 1; i < ids.size(); ++i) starts.push_back(wrapped_start(t, ids[i], xt.shape()[i - 1]));
+      return std::vector<ValueId>{trace::dynamic_slice(t, ids[0], starts, sizes)};
     });
   });
   def_lax(m, "dynamic_update_slice", [](Interp& I, CallArgs& a) {
@@ -130,10 +127,9 @@ void add_slicing(ModuleObj& m) {
           throw types::ShardingError("TypeError", fmt::format("dynamic_update_slice update shape must be smaller than operand shape, "
                                                               "got update shape {} for operand shape {}.",
                                                               types::py_int_tuple(ut.shape()), types::py_int_tuple(xt.shape())));
-      std::vector<ValueId> operands = {ids[0], ids[1]};
-      for (size_t i = 2; i < ids.size(); ++i) operands.push_back(wrapped_start(t, ids[i], xt.shape()[i - 2]));
-      auto rt = sharding::propagate_dynamic_update_slice(t.ctx("dynamic_update_slice"), xt, ut);
-      return std::vector<ValueId>{t.emit(ir::OpKind::DynamicUpdateSlice, operands, rt)};
+      std::vector<ValueId> starts;
+      for (size_t i = 2; i < ids.size(); ++i) starts.push_back(wrapped_start(t, ids[i], xt.shape()[i - 2]));
+      return std::vector<ValueId>{trace::dynamic_update_slice(t, ids[0], ids[1], starts)};
     });
   });
 }
