@@ -2,7 +2,7 @@
 
   * writes a line of the .shard function body (`t3 = jnp.matmul(t1, w1)`),
   * computes numpy's value (the numerical reference), and
-  * applies the sharding rules of /work/shared/spec/SHARDING_RULES.md to predict the result's
+  * applies the project's sharding rules (the specification the rules in src/sharding/ implement) to predict the result's
     type (`float32[8@x,16]`) or the ShardingTypeError shard must raise.
 
 A case is an ordinary Python function over `Sym` values. It is built twice when needed: first
