@@ -228,7 +228,20 @@ std::string short_type(const ArrayType& t) {
 
 namespace {
 std::string print_indented(const Function& f, const std::string& indent) {
-  auto name_of = [](ValueId v) { return var_name(static_cast<size_t>(v)); };
+  // Variables are named in the order they are defined, as JAX names them (a value id may be
+  // unused: a dropped constant leaves no gap in the names).
+  std::vector<size_t> order(f.value_types.size(), SIZE_MAX);
+  size_t next = 0;
+  auto define = [&](ValueId v) {
+    if (v >= 0 && static_cast<size_t>(v) < order.size() && order[static_cast<size_t>(v)] == SIZE_MAX) order[static_cast<size_t>(v)] = next++;
+  };
+  for (auto p : f.params) define(p);
+  for (const Op& op : f.ops)
+    for (auto r : op.results) define(r);
+  auto name_of = [&](ValueId v) {
+    const bool known = v >= 0 && static_cast<size_t>(v) < order.size() && order[static_cast<size_t>(v)] != SIZE_MAX;
+    return known ? var_name(order[static_cast<size_t>(v)]) : fmt::format("?{}", v);  // ?N: malformed (the verifier says why)
+  };
   auto decl = [&](ValueId v) { return fmt::format("{}:{}", name_of(v), short_type(f.type(v))); };
   std::vector<std::string> params;
   for (auto p : f.params) params.push_back(decl(p));

@@ -87,6 +87,13 @@ std::vector<ValueId> Trace::inline_child(const Trace& child) {
 
 ir::Function Trace::finish(std::vector<ValueId> results) {
   fn_.results = std::move(results);
+  // Constants nothing reads (a Python exponent that became integer_pow's attribute) are not
+  // part of the program: JAX never records them.
+  std::vector<bool> used(fn_.value_types.size(), false);
+  for (const auto& op : fn_.ops)
+    for (auto v : op.operands) used[static_cast<size_t>(v)] = true;
+  for (auto v : fn_.results) used[static_cast<size_t>(v)] = true;
+  std::erase_if(fn_.ops, [&](const ir::Op& op) { return op.kind == ir::OpKind::Constant && !used[static_cast<size_t>(op.results[0])]; });
   return fn_;
 }
 
