@@ -22,12 +22,12 @@ namespace {
 
 // f(x) = sin(x) on device 0; `line` makes otherwise equal functions distinct programs (the
 // program cache compares source locations) while their kernels stay equal.
-ir::Function sin_function(const std::string& name, types::Shape shape, uint32_t line = 1) {
+ir::Function sin_function(const std::string& name, types::Shape shape, uint32_t line = 1, ir::EwOp op = ir::EwOp::Sin) {
   ir::Function f;
   f.name = name;
   auto x = f.new_value(ir::ArrayType(DType::F32, shape));
   f.params = {x};
-  f.results = {op1(f, OpKind::Elementwise, {x}, ir::ArrayType(DType::F32, shape), ew(ir::EwOp::Sin))};
+  f.results = {op1(f, OpKind::Elementwise, {x}, ir::ArrayType(DType::F32, shape), ew(op))};
   f.ops.back().loc.line = line;
   return f;
 }
@@ -186,4 +186,19 @@ TEST_CASE("--emit=llvm prints each kernel's optimised IR, also when the kernel c
   INFO(second);
   CHECK(second.rfind("--- llvm of second\n", 0) == 0);
   CHECK(second.find(define_line + "(") != std::string::npos);
+}
+
+TEST_CASE("libm-backed primitives vectorise through glibc's vector math library", "[pipeline][codegen]") {
+  // LLVM 19 knows libmvec's sin/cos/exp/log/pow only; KernelJit registers the rest.
+  exec::StageSet llvm;
+  llvm.add(exec::EmitStage::Llvm);
+  for (auto [op, scalar] : {std::pair{ir::EwOp::Tanh, "tanhf"}, std::pair{ir::EwOp::Log1p, "log1pf"}, std::pair{ir::EwOp::Erf, "erff"},
+                            std::pair{ir::EwOp::Expm1, "expm1f"}, std::pair{ir::EwOp::Cbrt, "cbrtf"}}) {
+    const std::string text = emitted(llvm, [&] {
+      const auto f = sin_function(std::string("vector_") + scalar, {1024}, 1, op);
+      exec::compile_global(f, exec::single_device_mesh(0), replicated_layouts(f));
+    });
+    INFO(text);
+    CHECK(text.find(std::string("v_") + scalar) != std::string::npos);  // e.g. @_ZGVdN8v_tanhf
+  }
 }
