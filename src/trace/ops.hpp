@@ -60,6 +60,12 @@ const std::vector<BinaryComposite>& binary_composites();
 ValueId isclose(Trace& t, ValueId a, ValueId b, double rtol, double atol, bool equal_nan);
 // All elements equal (NaNs equal when equal_nan): a bool scalar.
 ValueId array_equal(Trace& t, ValueId a, ValueId b, bool equal_nan);
+// jax.scipy.special.logsumexp: log(sum(b * exp(x))) over `axes` (empty: all), without
+// overflow (the max is taken out first; an all -inf slice gives -inf).
+ValueId logsumexp(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims, std::optional<ValueId> b);
+// x * log(y) and x * log1p(y), 0 where x is 0 (jax.scipy.special.xlogy / xlog1py).
+ValueId xlogy(Trace& t, ValueId x, ValueId y);
+ValueId xlog1py(Trace& t, ValueId x, ValueId y);
 // jnp.round(x, decimals): round half to even at 10**-decimals.
 ValueId round_decimals(Trace& t, ValueId x, int64_t decimals);
 

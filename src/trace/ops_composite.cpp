@@ -107,6 +107,35 @@ ValueId array_equal(Trace& t, ValueId a, ValueId b, bool equal_nan) {
   return reduce(t, "array_equal", ReduceKind::And, eq, {}, false);
 }
 
+ValueId logsumexp(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims, std::optional<ValueId> b) {
+  x = to_float(t, x);
+  if (b) x = broadcast_to(t, x, broadcast_shapes("logsumexp", {t.type(x).shape(), t.type(*b).shape()}));
+  const size_t rank = t.type(x).rank();
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  for (auto& a : axes) a = normalize_axis("logsumexp", a, rank);
+  ValueId m = reduce(t, "logsumexp", ReduceKind::Max, x, axes, /*keepdims=*/true);
+  // An all -inf (or inf) slice: subtract 0 instead, so the sum gives exp(-inf) = 0 -> -inf.
+  m = where(t, un(t, EwOp::IsFinite, m), m, cst(t, 0, m));
+  ValueId e = un(t, EwOp::Exp, bin(t, EwOp::Sub, x, m));
+  if (b) e = bin(t, EwOp::Mul, e, *b);
+  ValueId out = bin(t, EwOp::Add, un(t, EwOp::Log, reduce(t, "logsumexp", ReduceKind::Sum, e, axes, /*keepdims=*/true)), m);
+  return keepdims ? out : squeeze(t, out, axes);
+}
+
+namespace {
+ValueId x_times(Trace& t, ValueId x, ValueId y, EwOp log_op) {
+  DTypeW p = to_inexact(promote(dtw(t, x), dtw(t, y)));
+  x = convert(t, x, p);
+  y = convert(t, y, p);
+  ValueId zero = scalar_constant(t, 0, {p.dtype, true});
+  return where(t, bin(t, EwOp::Eq, x, zero), zero, bin(t, EwOp::Mul, x, un(t, log_op, y)));
+}
+}  // namespace
+
+ValueId xlogy(Trace& t, ValueId x, ValueId y) { return x_times(t, x, y, EwOp::Log); }
+ValueId xlog1py(Trace& t, ValueId x, ValueId y) { return x_times(t, x, y, EwOp::Log1p); }
+
 ValueId round_decimals(Trace& t, ValueId x, int64_t decimals) {
   if (is_exact(t, x)) return x;
   if (decimals == 0) return un(t, EwOp::Round, x);

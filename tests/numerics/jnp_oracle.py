@@ -86,6 +86,22 @@ add(ew("pow_int3", "a ** 3", lambda x: x["a"] ** 3))
 add(ew("pow_neg", "p ** -2", lambda x: (x["p"].astype(np.float64) ** -2).astype(np.float32)))
 add(ew("power_int", "jnp.power(j, 3)", lambda x: x["j"] ** 3, "exact"))
 add(ew("lax_integer_pow", "jax.lax.integer_pow(q, 7)", lambda x: (x["q"].astype(np.float64) ** 7).astype(np.float32)))
+# jax.scipy.special (float64 references from numpy and math, rounded to float32)
+def _lse(v, axis=None, keepdims=False, b=None):
+    v = v.astype(np.float64)
+    m = np.max(v, axis=axis, keepdims=True)
+    e = np.exp(v - m) * (1 if b is None else b.astype(np.float64))
+    return (np.log(np.sum(e, axis=axis, keepdims=True)) + m if keepdims
+            else np.log(np.sum(e, axis=axis)) + np.squeeze(m, axis=axis)).astype(np.float32)
+add(ew("logsumexp_all", "jss.logsumexp(L)", lambda x: _lse(x["L"]), "precise"))
+add(ew("logsumexp_axis", "jss.logsumexp(a, axis=1)", lambda x: _lse(x["a"], axis=1), "precise"))
+add(ew("logsumexp_keep", "jss.logsumexp(L, axis=0, keepdims=True)", lambda x: _lse(x["L"], axis=0, keepdims=True), "precise"))
+add(ew("logsumexp_b", "jss.logsumexp(a, axis=1, b=p)", lambda x: _lse(x["a"], axis=1, b=x["p"]), "precise"))
+add(ew("xlogy", "jss.xlogy(i, p)", lambda x: np.where(x["i"] == 0, 0, x["i"] * np.log(_f64(x["p"]))).astype(np.float32), "precise"))
+add(ew("xlog1py", "jss.xlog1py(a, p)", lambda x: (_f64(x["a"]) * np.log1p(_f64(x["p"]))).astype(np.float32), "precise"))
+add(ew("expit", "jss.expit(a)", lambda x: (1 / (1 + np.exp(-_f64(x["a"])))).astype(np.float32)))
+add(ew("logit", "jss.logit(q - 0.5)", lambda x: np.log(_f64(x["q"] - np.float32(0.5)) / (1 - _f64(x["q"] - np.float32(0.5)))).astype(np.float32)))
+add(ew("jss_erf", "jss.erf(i)", lambda x: _erf(_f64(x["i"])).astype(np.float32), "precise"))
 add(ew("nextafter", "jnp.nextafter(a, b)", lambda x: np.nextafter(x["a"], x["b"]), "exact"))
 add(ew("nextafter_up", "jnp.nextafter(z, 1.0)", lambda x: np.nextafter(x["z"], np.float32(1)), "exact"))
 add(ew("lax_nextafter", "jax.lax.nextafter(a, b)", lambda x: np.nextafter(x["a"], x["b"]), "exact"))
@@ -348,6 +364,7 @@ def shard_program(inputs_dir, out_dir, placement, cases):
     lines = [
         "import jax",
         "import jax.numpy as jnp",
+        "import jax.scipy.special as jss",
         "import numpy as np",
         "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType",
     ]

@@ -14,6 +14,7 @@ void register_api_modules() {
     register_lax_module();
     register_random_module();
     register_tree_util_module();
+    register_scipy_module();
   });
 }
 

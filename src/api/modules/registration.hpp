@@ -13,6 +13,7 @@ void register_jnp_module();        // jax.numpy, jax.numpy.linalg
 void register_lax_module();        // jax.lax
 void register_random_module();     // jax.random
 void register_tree_util_module();  // jax.tree_util
+void register_scipy_module();      // jax.scipy, jax.scipy.special
 
 // Array methods, properties and operator dunders on jax.Array / numpy.ndarray.
 void install_array_methods();
