@@ -167,7 +167,11 @@ class ReduceEmitter {
       acc->addIncoming(identity(acc_t), pre);
       auto* x = ops_.from_storage(b_.CreateLoad(elem_ty_, b_.CreateGEP(elem_ty_, in, b_.CreateAdd(in_off, iv))), k_.dtype);
       if (widen) x = b_.CreateFPExt(x, b_.getDoubleTy());
-      auto* next_acc = combine(acc, x, acc_t);
+      // Float max/min as llvm.maximum/minimum (NaN-propagating, like numpy's): the loop
+      // vectoriser knows them as a reduction; the select form of combine() it does not.
+      const bool float_extreme = types::is_float(acc_t) && (k_.kind == ReduceKind::Max || k_.kind == ReduceKind::Min);
+      auto* next_acc = float_extreme ? b_.CreateBinaryIntrinsic(k_.kind == ReduceKind::Max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, acc, x)
+                                     : combine(acc, x, acc_t);
       auto* next = b_.CreateAdd(iv, b_.getInt64(1), "", true, true);
       iv->addIncoming(next, head);
       acc->addIncoming(next_acc, head);

@@ -46,6 +46,9 @@ for name, fn in (("tanh", np.tanh), ("log1p", np.log1p), ("expm1", np.expm1), ("
                  ("pow3", lambda v: v ** 3)):
     print(f"{name}_2^24", best_of(5, lambda: fn(ah)))
 
+a2 = np.linspace(-1.0, 1.0, 4096 * 4096, dtype=np.float32).reshape(4096, 4096)
+print("max_rows_4096^2", best_of(5, lambda: a2.max(-1)))
+
 for k in (1024, 2048):
     xh = np.linspace(-1.0, 1.0, k * k, dtype=np.float32).reshape(k, k)
     wh = np.linspace(1.0, -1.0, k * k, dtype=np.float32).reshape(k, k)

@@ -73,6 +73,31 @@ TEST_CASE("a float32 sum of 2^22 elements is vectorised and accurate", "[codegen
   CHECK(out == Approx(ref).epsilon(1e-7));
 }
 
+TEST_CASE("float max/min over rows are vectorised and propagate NaN as numpy does", "[codegen]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const int64_t rows = 5, cols = 37;  // a row length no vector width divides
+  std::vector<float> in(rows * cols);
+  for (int64_t i = 0; i < rows * cols; ++i) in[i] = std::sin(0.37f * float(i)) * 10;
+  in[0 * cols + 36] = nan;  // NaN in the scalar tail of row 0
+  in[1 * cols + 3] = nan;   // NaN in the vector body of row 1
+  for (int64_t c = 0; c < cols; ++c) in[3 * cols + c] = -inf;  // an all -inf row
+  for (auto kind : {ReduceKind::Max, ReduceKind::Min}) {
+    std::string ir;
+    auto fn = compile_reduce(rjit(), {DType::F32, kind, {rows, cols}, {false, true}}, &ir);
+    CHECK_THAT(ir, Catch::Contains(kind == ReduceKind::Max ? "vector.reduce.fmaximum" : "vector.reduce.fminimum"));
+    std::vector<float> out(rows);
+    fn(in.data(), out.data());
+    CHECK(std::isnan(out[0]));
+    CHECK(std::isnan(out[1]));
+    for (int64_t r : {2, 4}) {
+      float want = in[r * cols];
+      for (int64_t c = 1; c < cols; ++c) want = kind == ReduceKind::Max ? std::max(want, in[r * cols + c]) : std::min(want, in[r * cols + c]);
+      CHECK(out[r] == want);
+    }
+    CHECK(out[3] == -inf);
+  }
+}
+
 TEST_CASE("integer and bool reductions", "[codegen]") {
   std::vector<int32_t> in{3, -7, 12, 5, 0, -2};
   int32_t out = 0;
