@@ -68,9 +68,6 @@ enum class OpKind : uint8_t {
 #undef X
 };
 
-using ir::ReduceKind;
-using ir::reduce_kind_name;
-
 // An op's attributes: its kind's struct (ir/attrs.hpp); the variant's index is the kind's
 // position plus one (Unset comes first).
 using Attrs = std::variant<attr::Unset
