@@ -37,6 +37,12 @@ ValueId trunc(Trace& t, ValueId x) {
 
 ValueId identity(Trace&, ValueId x) { return x; }
 
+// x == +inf (sign 1) or -inf (sign -1); integers are never infinite.
+ValueId infinity_test(Trace& t, ValueId x, int sign) {
+  if (is_exact(t, x)) return full(t, t.type(x).shape(), 0, {DType::Bool, false}, std::nullopt);
+  return bin(t, EwOp::Eq, x, cst(t, sign * INFINITY, x));
+}
+
 }  // namespace
 
 const std::vector<UnaryComposite>& unary_composites() {
@@ -60,6 +66,17 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"rad2deg", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
       {"degrees", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
       {"signbit", [](Trace& t, ValueId x) { return bin(t, EwOp::Lt, x, scalar_constant(t, 0, {DType::I32, true})); }},
+      {"copy", identity},  // values are immutable: the same value is a copy
+      {"isposinf", [](Trace& t, ValueId x) { return infinity_test(t, x, 1); }},
+      {"isneginf", [](Trace& t, ValueId x) { return infinity_test(t, x, -1); }},
+      // Arrays here are real: imag is zero, isreal true, iscomplex false.
+      {"imag", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 0, dtw(t, x), std::nullopt); }},
+      {"isreal", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 1, {DType::Bool, false}, std::nullopt); }},
+      {"iscomplex", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 0, {DType::Bool, false}, std::nullopt); }},
+      {"sinc", [](Trace& t, ValueId x) {  // sin(pi x) / (pi x), 1 at 0
+         ValueId px = scaled(t, x, M_PI);
+         return where(t, bin(t, EwOp::Eq, px, cst(t, 0, px)), cst(t, 1, px), bin(t, EwOp::Div, un(t, EwOp::Sin, px), px));
+       }},
   };
   return table;
 }
@@ -74,6 +91,17 @@ const std::vector<BinaryComposite>& binary_composites() {
          x = to_float(t, x);
          y = to_float(t, y);
          return un(t, EwOp::Sqrt, bin(t, EwOp::Add, bin(t, EwOp::Mul, x, x), bin(t, EwOp::Mul, y, y)));
+       }},
+      {"logaddexp2", [](Trace& t, ValueId x, ValueId y) {  // log2(2**x + 2**y) through the natural-log primitive
+         ValueId l = bin(t, EwOp::LogAddExp, scaled(t, x, M_LN2), scaled(t, y, M_LN2));
+         return bin(t, EwOp::Div, l, cst(t, M_LN2, l));
+       }},
+      {"heaviside", [](Trace& t, ValueId x, ValueId h0) {  // 0 below zero, 1 above, h0 at zero
+         DTypeW p = to_inexact(promote(dtw(t, x), dtw(t, h0)));
+         x = convert(t, x, p);
+         h0 = convert(t, h0, p);
+         ValueId zero = scalar_constant(t, 0, {p.dtype, true}), one = scalar_constant(t, 1, {p.dtype, true});
+         return where(t, bin(t, EwOp::Lt, x, zero), zero, where(t, bin(t, EwOp::Gt, x, zero), one, h0));
        }},
       {"copysign", [](Trace& t, ValueId x, ValueId y) {
          ValueId ax = un(t, EwOp::Abs, to_float(t, x));
