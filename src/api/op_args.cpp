@@ -139,6 +139,11 @@ std::optional<DType> numpy_binary_dtype(const std::vector<Value>& operands, bool
   return r;
 }
 
+Value elementwise_operand(Interp& I, const Value& v, const std::string& fname) {
+  if (is_array_like(v) || python_scalar_type(v, false)) return v;
+  I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position 0.", fname, I.type_name(v)));
+}
+
 void check_broadcast(Trace& t, const std::vector<ValueId>& ids, bool host) {
   std::vector<Shape> shapes;
   for (auto id : ids) shapes.push_back(t.type(id).shape());

@@ -52,6 +52,8 @@ std::optional<DType> numpy_binary_dtype(const std::vector<Value>& operands, bool
 // numpy broadcasting of the operands' shapes, with JAX's ValueError ("Incompatible shapes for
 // broadcasting: shapes=[(2, 3), (4,)]") or, for host arrays, numpy's.
 void check_broadcast(Trace& t, const std::vector<ValueId>& ids, bool host = false);
+// An argument of a jnp-style function: an array or a Python scalar, else JAX's TypeError.
+Value elementwise_operand(Interp& I, const Value& v, const std::string& fname);
 // The weak-aware dtype of a traced value.
 DTypeW dtw(Trace& t, ValueId v);
 

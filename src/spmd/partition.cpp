@@ -85,12 +85,7 @@ ir::ValueId Partitioner::in_layout(const ir::Op& op, ir::ValueId v, const Partit
   if (def && def->kind == OpKind::BroadcastInDim && map_[v].layout.all_none() && !to.all_none() && to.size() == t.rank()) {
     for (auto& [key, local] : rebroadcast_)
       if (key.first == v && key.second == to) return local;
-    const auto& it = gtype(def->operands[0]);
-    PartitionSpec need = PartitionSpec::replicated(it.rank());
-    auto map = ir::dim_map(def->attrs, it.shape(), t.shape());
-    for (size_t i = 0; i < map.size(); ++i)
-      if (ir::keeps_whole_dim(map, i, it.shape(), t.shape())) need = with_entry(need, i, to[map[i].result_dim]);
-    auto x = in_layout(*def, def->operands[0], need);
+    auto x = in_layout(*def, def->operands[0], broadcast_operand_layout(*def, to));
     auto local = b_.emit(OpKind::BroadcastInDim, {x}, t.dtype(), b_.local_shape(t.shape(), to), def->attrs);
     rebroadcast_.push_back({{v, to}, local});
     return local;
@@ -132,6 +127,16 @@ PartitionSpec Partitioner::result_layout(const ir::ArrayType& t, const Partition
   return PartitionSpec(entries);
 }
 
+PartitionSpec Partitioner::broadcast_operand_layout(const ir::Op& broadcast, const PartitionSpec& result_layout) const {
+  const auto& it = gtype(broadcast.operands[0]);
+  const auto& rt = gtype(broadcast.results[0]);
+  auto map = ir::dim_map(g_, broadcast);
+  PartitionSpec need = PartitionSpec::replicated(it.rank());
+  for (size_t i = 0; i < map.size(); ++i)
+    if (ir::keeps_whole_dim(map, i, it.shape(), rt.shape())) need = with_entry(need, i, result_layout[map[i].result_dim]);
+  return need;
+}
+
 void Partitioner::partition_op(const ir::Op& op) {
   const auto& a = op.attrs;  // unchanged, except where a rewrite says otherwise
   if (op.kind == OpKind::HostCallback) {  // the host sees whole values
@@ -167,10 +172,7 @@ void Partitioner::partition_op(const ir::Op& op) {
       for (size_t i = 0; i < map.size(); ++i)
         if (whole(i)) hint = with_entry(hint, map[i].result_dim, map_[op.operands[0]].layout[i]);
       PartitionSpec layout = result_layout(rt, &hint);
-      PartitionSpec need = PartitionSpec::replicated(it.rank());
-      for (size_t i = 0; i < map.size(); ++i)
-        if (whole(i)) need = with_entry(need, i, layout[map[i].result_dim]);
-      auto x = in_layout(op, op.operands[0], need);
+      auto x = in_layout(op, op.operands[0], broadcast_operand_layout(op, layout));
       define(op.results[0], b_.emit(op.kind, {x}, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
       return;
     }

@@ -37,6 +37,9 @@ class Partitioner {
   // broadcast wanted sharded is broadcast again at the local shape instead of sliced (the
   // first copy, if nothing else uses it, is then dead code).
   ir::ValueId in_layout(const ir::Op& op, ir::ValueId v, const PartitionSpec& to);
+  // The layout a broadcast_in_dim's operand needs for its result to be laid out as
+  // `result_layout`: whole dims take their result dim's entry (ir/dim_map.hpp), the others none.
+  PartitionSpec broadcast_operand_layout(const ir::Op& broadcast, const PartitionSpec& result_layout) const;
 
   bool is_explicit(const std::string& axis) const { return am_.axis_type(axis) == types::AxisType::Explicit; }
 

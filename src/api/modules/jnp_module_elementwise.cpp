@@ -1,8 +1,6 @@
 // jax.numpy elementwise functions: the primitives named in the table's jnp column
 // (ir/elementwise_ops.hpp), the compositions of trace/ops_composite.cpp, and the functions
 // with arguments of their own: where, clip, round, isclose, allclose, array_equal.
-#include <fmt/format.h>
-
 #include "api/modules/jnp_module.hpp"
 #include "interp/builtins/support.hpp"
 
@@ -16,18 +14,13 @@ namespace {
 using Body1 = std::function<ValueId(Trace&, ValueId)>;
 using Body2 = std::function<ValueId(Trace&, ValueId, ValueId)>;
 
-Value operand(Interp& I, const Value& v, const char* fname) {
-  if (is_array_like(v) || python_scalar_type(v, false)) return v;
-  I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position 0.", fname, I.type_name(v)));
-}
-
 Value run1(Interp& I, const std::string& name, const Value& x, const Body1& body) {
-  return apply(I, name, {operand(I, x, name.c_str())}, [&](Trace& t, const std::vector<ValueId>& ids) {
+  return apply(I, name, {elementwise_operand(I, x, name.c_str())}, [&](Trace& t, const std::vector<ValueId>& ids) {
     return std::vector<ValueId>{body(t, ids[0])};
   });
 }
 Value run2(Interp& I, const std::string& name, const Value& x, const Value& y, const Body2& body) {
-  return apply(I, name, {operand(I, x, name.c_str()), operand(I, y, name.c_str())},
+  return apply(I, name, {elementwise_operand(I, x, name.c_str()), elementwise_operand(I, y, name.c_str())},
                [&](Trace& t, const std::vector<ValueId>& ids) {
                  check_broadcast(t, ids);
                  return std::vector<ValueId>{body(t, ids[0], ids[1])};
@@ -42,8 +35,8 @@ struct CloseArgs {
 CloseArgs close_args(Interp& I, CallArgs& c, const char* name) {
   ArgParser p(I, c, name, {"a", "b", "rtol=", "atol=", "equal_nan="});
   CloseArgs r;
-  r.a = operand(I, p.get("a"), name);
-  r.b = operand(I, p.get("b"), name);
+  r.a = elementwise_operand(I, p.get("a"), name);
+  r.b = elementwise_operand(I, p.get("b"), name);
   if (p.has("rtol")) r.rtol = float_arg(I, p.get("rtol"), "rtol");
   if (p.has("atol")) r.atol = float_arg(I, p.get("atol"), "atol");
   r.equal_nan = p.has("equal_nan") && I.truthy(p.get("equal_nan"));
@@ -60,10 +53,10 @@ Value jnp_clip(Interp& I, CallArgs& a) {
   if (!x) I.raise("TypeError", "clip() missing 1 required positional argument: 'arr'");
   Value lo = !is_none(p.get("min")) ? p.get("min") : p.get("a_min");
   Value hi = !is_none(p.get("max")) ? p.get("max") : p.get("a_max");
-  std::vector<Value> ops = {operand(I, x, "clip")};
+  std::vector<Value> ops = {elementwise_operand(I, x, "clip")};
   const bool has_lo = !is_none(lo), has_hi = !is_none(hi);
-  if (has_lo) ops.push_back(operand(I, lo, "clip"));
-  if (has_hi) ops.push_back(operand(I, hi, "clip"));
+  if (has_lo) ops.push_back(elementwise_operand(I, lo, "clip"));
+  if (has_hi) ops.push_back(elementwise_operand(I, hi, "clip"));
   return apply(I, "clip", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
     std::optional<ValueId> l, h;
     size_t k = 1;
@@ -113,7 +106,7 @@ void add_jnp_elementwise(Interp&, ModuleObj& m) {
     if (!p.has("x") && !p.has("y"))
       I.raise("NotImplementedError", "jnp.where(condition) (nonzero) is not supported: its shape depends on the values");
     if (!p.has("x") || !p.has("y")) I.raise("ValueError", "Either both or neither of the x and y arguments should be provided to jax.numpy.where, got only one.");
-    return apply(I, "where", {operand(I, p.get("condition"), "where"), operand(I, p.get("x"), "where"), operand(I, p.get("y"), "where")},
+    return apply(I, "where", {elementwise_operand(I, p.get("condition"), "where"), elementwise_operand(I, p.get("x"), "where"), elementwise_operand(I, p.get("y"), "where")},
                  [&](Trace& t, const std::vector<ValueId>& ids) {
                    check_broadcast(t, ids);
                    return std::vector<ValueId>{trace::where(t, ids[0], ids[1], ids[2])};

@@ -181,9 +181,9 @@ Value np_array_equal(Interp& I, CallArgs& a) {
   if (x->type.shape() != y->type.shape()) return interp::make_bool(false);
   bool equal_nan = bool_arg(I, p.get("equal_nan"), false);
   auto eq = elementwise(I, "array_equal", {wrap(x, true), wrap(y, true)}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-    return trace::array_equal(t, ids[0], ids[1], equal_nan);
+    return trace::array_equal(t, ids[0], ids[1], equal_nan);  // already reduced to one bool
   });
-  return interp::make_bool(all_true(I, eq));
+  return interp::make_bool(exec::array_to_host(*eq).at(0) != 0);
 }
 
 // ---- shape functions --------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 // jax.scipy.special: the special functions over the elementwise primitives (erf, erfc,
 // erf_inv, logistic) and the compositions of trace/ops_composite.cpp (logsumexp, xlogy,
 // xlog1py, logit). Integer arguments become floats, as in JAX.
-#include <fmt/format.h>
-
 #include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
 
@@ -13,17 +11,12 @@ using ir::EwOp;
 
 namespace {
 
-Value operand(Interp& I, const Value& v, const std::string& fname) {
-  if (is_array_like(v) || python_scalar_type(v, false)) return v;
-  I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position 0.", fname, I.type_name(v)));
-}
-
 ValueId to_float(Trace& t, ValueId x) { return trace::convert(t, x, trace::to_inexact(dtw(t, x))); }
 
 void def_unary(ModuleObj& m, const std::string& name, std::function<ValueId(Trace&, ValueId)> body) {
   def_fn(m, name, [name, body](Interp& I, CallArgs& a) {
     ArgParser p(I, a, name, {"x"});
-    return apply(I, name, {operand(I, p.get("x"), name)},
+    return apply(I, name, {elementwise_operand(I, p.get("x"), name)},
                  [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{body(t, ids[0])}; });
   });
 }
@@ -31,7 +24,7 @@ void def_unary(ModuleObj& m, const std::string& name, std::function<ValueId(Trac
 void def_binary(ModuleObj& m, const std::string& name, ValueId (*body)(Trace&, ValueId, ValueId)) {
   def_fn(m, name, [name, body](Interp& I, CallArgs& a) {
     ArgParser p(I, a, name, {"x", "y"});
-    return apply(I, name, {operand(I, p.get("x"), name), operand(I, p.get("y"), name)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    return apply(I, name, {elementwise_operand(I, p.get("x"), name), elementwise_operand(I, p.get("y"), name)}, [&](Trace& t, const std::vector<ValueId>& ids) {
       check_broadcast(t, ids);
       return std::vector<ValueId>{body(t, ids[0], ids[1])};
     });
@@ -50,9 +43,9 @@ Value logsumexp(Interp& I, CallArgs& a) {
   if (!is_none(p.get("where"))) I.raise("NotImplementedError", "jax.scipy.special.logsumexp(where=...) is not supported yet");
   auto axes = axes_arg(I, p.get("axis"));
   const bool keepdims = !is_none(p.get("keepdims")) && I.truthy(p.get("keepdims"));
-  std::vector<Value> ops = {operand(I, p.get("a"), "logsumexp")};
+  std::vector<Value> ops = {elementwise_operand(I, p.get("a"), "logsumexp")};
   const bool weighted = !is_none(p.get("b"));
-  if (weighted) ops.push_back(operand(I, p.get("b"), "logsumexp"));
+  if (weighted) ops.push_back(elementwise_operand(I, p.get("b"), "logsumexp"));
   return apply(I, "logsumexp", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
     std::optional<ValueId> b;
     if (weighted) b = ids[1];
