@@ -1,0 +1,115 @@
+// Binds each op kind to its rules, and the helpers the rules share.
+#include <fmt/format.h>
+
+#include "autodiff/rules.hpp"
+#include "ir/builder.hpp"
+
+namespace shard::autodiff {
+
+using ir::EwOp;
+using ir::OpKind;
+
+JvpRule jvp_rule(OpKind k) {
+  switch (k) {
+#define X(e, n, a, r, l) \
+  case OpKind::e: return &jvp_##e;
+    SHARD_IR_OPS(X)
+#undef X
+  }
+  return nullptr;
+}
+
+TransposeRule transpose_rule(OpKind k) {
+  switch (k) {
+#define X(e) \
+  case OpKind::e: return &transpose_##e;
+    SHARD_TRANSPOSABLE_OPS(X)
+#undef X
+    default: return nullptr;
+  }
+}
+
+bool is_differentiable(const ArrayType& t) { return types::is_float(t.dtype()); }
+
+void unsupported(const std::string& what) { throw types::ShardingError("NotImplementedError", what); }
+
+std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
+  std::vector<ArrayType> types;
+  for (auto r : op.results) types.push_back(fn.type(r));
+  return t.emit_multi(op.kind, operands, types, op.attrs, op.regions);
+}
+
+std::vector<ValueId> emit_like_into(ir::Function& dst, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
+  std::vector<ArrayType> types;
+  for (auto r : op.results) types.push_back(fn.type(r));
+  return ir::Builder(dst, op.loc).op_multi(op.kind, operands, types, op.attrs, op.regions);
+}
+
+ValueId emit_like1(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
+  return emit_like(t, fn, op, operands).at(0);
+}
+
+JvpOut emit_primal(JvpArgs& a) {
+  JvpOut out;
+  out.y = emit_like(a.t, a.fn, a.op, a.x);
+  out.dy.resize(out.y.size());
+  return out;
+}
+
+namespace {
+ValueId filled(Trace& t, const ArrayType& type, double value) {
+  ValueId c = trace::scalar_constant(t, value, {type.dtype(), type.weak_type()});
+  if (t.type(c) == type) return c;
+  return t.emit(OpKind::BroadcastInDim, {c}, type, ir::attr::BroadcastInDim{});
+}
+}  // namespace
+
+ValueId zeros(Trace& t, const ArrayType& type) { return filled(t, type, 0); }
+ValueId ones(Trace& t, const ArrayType& type) { return filled(t, type, 1); }
+
+ValueId instantiate(Trace& t, const Tangent& v, const ArrayType& type) { return v ? *v : zeros(t, type); }
+
+ValueId TransposeArgs::ct_value(size_t i) const { return instantiate(t, ct.at(i), result_type(i)); }
+
+ValueId add(Trace& t, ValueId a, ValueId b) { return trace::binary(t, "add_any", EwOp::Add, a, b); }
+ValueId sub(Trace& t, ValueId a, ValueId b) { return trace::binary(t, "sub", EwOp::Sub, a, b); }
+ValueId mul(Trace& t, ValueId a, ValueId b) { return trace::binary(t, "mul", EwOp::Mul, a, b); }
+ValueId div(Trace& t, ValueId a, ValueId b) { return trace::binary(t, "div", EwOp::Div, a, b); }
+ValueId neg(Trace& t, ValueId a) { return trace::unary(t, "neg", EwOp::Neg, a); }
+
+Tangent add_tangents(Trace& t, const Tangent& a, const Tangent& b) {
+  if (!a) return b;
+  if (!b) return a;
+  return add(t, *a, *b);
+}
+
+ValueId scalar_like(Trace& t, double value, ValueId v) { return trace::scalar_constant(t, value, {t.type(v).dtype(), true}); }
+
+sharding::OptOutSharding pinned_sharding(const Trace& t, const ArrayType& type) {
+  if (t.mesh().explicit_axes().empty()) return std::nullopt;
+  return sharding::OutSharding{type.spec()};
+}
+
+ValueId fit_type(Trace& t, ValueId v, const ArrayType& type) {
+  ArrayType vt = t.type(v);
+  if (vt.shape() != type.shape())
+    throw std::logic_error(fmt::format("internal error: a cotangent of type {} for a value of type {}", vt.str_short(), type.str_short()));
+  if (vt.dtype() != type.dtype() || vt.weak_type() != type.weak_type()) {
+    if (vt.dtype() == type.dtype()) v = trace::retype(t, v, vt.with_weak_type(type.weak_type()));
+    else v = trace::convert(t, v, {type.dtype(), type.weak_type()});
+    vt = t.type(v);
+  }
+  if (vt.spec() != type.spec() && !t.mesh().explicit_axes().empty()) {
+    v = trace::reshard(t, v, sharding::OutSharding{type.spec()});
+    vt = t.type(v);
+  }
+  if (vt.vma() != type.vma()) {
+    types::AxisNames extra;
+    for (auto& a : type.vma())
+      if (std::find(vt.vma().begin(), vt.vma().end(), a) == vt.vma().end()) extra.push_back(a);
+    if (!extra.empty()) v = trace::pvary(t, v, extra);
+  }
+  return v;
+}
+
+}  // namespace shard::autodiff

@@ -1,0 +1,246 @@
+// Forward-mode rules of the ops with regions: the body is differentiated into a body that
+// also carries tangents (only the nonzero ones; a loop's carried tangents are found by
+// iterating to a fixed point, as JAX does), and the op is re-emitted over it. Reverse mode
+// through these ops is refused in linearize.cpp until their partial evaluation exists.
+#include <fmt/format.h>
+
+#include "autodiff/rules.hpp"
+
+namespace shard::autodiff {
+
+using ir::OpKind;
+
+namespace {
+
+struct RegionJvp {
+  std::shared_ptr<const ir::Function> fn;  // params: f's, then nonzero tangents; results likewise
+  std::vector<bool> out_nz;                // which results have a tangent result
+};
+
+// f's JVP as a function of (primals, tangents of the in_nz params): results f's results,
+// then the tangents of those that have one (forced ones as zeros).
+RegionJvp jvp_region(const ir::Function& f, const types::AbstractMesh& mesh, const std::vector<bool>& in_nz, const std::vector<bool>& force) {
+  auto rt = std::make_shared<Trace>(f.name, mesh);
+  std::vector<ValueId> primals;
+  std::vector<Tangent> tangents;
+  for (auto p : f.params) primals.push_back(rt->param(f.type(p)));
+  for (size_t i = 0; i < f.params.size(); ++i)
+    tangents.push_back(in_nz[i] ? Tangent(rt->param(f.type(f.params[i]))) : std::nullopt);
+  JvpResult r = jvp(*rt, f, primals, tangents);
+  RegionJvp out;
+  std::vector<ValueId> results = r.primals;
+  for (size_t i = 0; i < r.tangents.size(); ++i) {
+    const ArrayType type = f.type(f.results[i]);
+    const bool nz = r.tangents[i].has_value() || (i < force.size() && force[i]);
+    out.out_nz.push_back(nz && is_differentiable(type));
+    if (out.out_nz.back()) results.push_back(fit_type(*rt, instantiate(*rt, r.tangents[i], type), type));
+  }
+  out.fn = std::make_shared<const ir::Function>(rt->finish(results));
+  return out;
+}
+
+std::vector<bool> nonzero(const std::vector<Tangent>& ts, size_t from, size_t n) {
+  std::vector<bool> out;
+  for (size_t i = from; i < from + n; ++i) out.push_back(ts.at(i).has_value());
+  return out;
+}
+
+template <class T>
+std::vector<T> cat(std::initializer_list<std::vector<T>> parts) {
+  std::vector<T> out;
+  for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// The elements at the positions where mask is set.
+template <class T>
+std::vector<T> masked(const std::vector<T>& v, const std::vector<bool>& mask) {
+  std::vector<T> out;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (mask[i]) out.push_back(v[i]);
+  return out;
+}
+std::vector<bool> vor(std::vector<bool> a, const std::vector<bool>& b) {
+  for (size_t i = 0; i < a.size(); ++i) a[i] = a[i] || b[i];
+  return a;
+}
+std::vector<bool> slice_of(const std::vector<bool>& v, size_t from, size_t n) { return {v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(from + n)}; }
+
+// A function with its params / results reordered: groups of positions, concatenated.
+std::shared_ptr<const ir::Function> regroup(const ir::Function& f, const std::vector<std::vector<size_t>>& params,
+                                            const std::vector<std::vector<size_t>>& results) {
+  ir::Function g = f;
+  g.params.clear();
+  g.results.clear();
+  for (auto& grp : params)
+    for (auto i : grp) g.params.push_back(f.params.at(i));
+  for (auto& grp : results)
+    for (auto i : grp) g.results.push_back(f.results.at(i));
+  return std::make_shared<const ir::Function>(std::move(g));
+}
+std::vector<size_t> iota_from(size_t from, size_t n) {
+  std::vector<size_t> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = from + i;
+  return out;
+}
+size_t count(const std::vector<bool>& v) { return static_cast<size_t>(std::count(v.begin(), v.end(), true)); }
+
+// Tangent operands for the mask: the given ones, zeros where a tangent is forced.
+std::vector<ValueId> tangent_operands(JvpArgs& a, size_t from, const std::vector<bool>& mask) {
+  std::vector<ValueId> out;
+  for (size_t i = 0; i < mask.size(); ++i)
+    if (mask[i]) out.push_back(instantiate(a.t, a.dx[from + i], a.operand_type(from + i)));
+  return out;
+}
+
+std::vector<ArrayType> result_types(const JvpArgs& a, size_t from, size_t n) {
+  std::vector<ArrayType> out;
+  for (size_t i = from; i < from + n; ++i) out.push_back(a.result_type(i));
+  return out;
+}
+
+}  // namespace
+
+// scan: (consts, carries, xs) -> (carries, ys); the JVP scan carries the nonzero tangents.
+JvpOut jvp_Scan(JvpArgs& a) {
+  const auto& s = a.op.attr<ir::attr::Scan>();
+  const ir::Function& body = *a.op.regions.at(0);
+  const auto nc = static_cast<size_t>(s.num_consts), nk = static_cast<size_t>(s.num_carry);
+  const size_t nx = a.x.size() - nc - nk, ny = a.op.results.size() - nk;
+  const auto c_nz = nonzero(a.dx, 0, nc), x_nz = nonzero(a.dx, nc + nk, nx);
+  auto k_nz = nonzero(a.dx, nc, nk);
+  RegionJvp rj;
+  for (;;) {
+    std::vector<bool> force(nk, false);
+    for (size_t i = 0; i < nk; ++i) force[i] = k_nz[i];
+    rj = jvp_region(body, a.t.mesh(), cat<bool>({c_nz, k_nz, x_nz}), force);
+    auto grown = vor(k_nz, slice_of(rj.out_nz, 0, nk));
+    if (grown == k_nz) break;
+    k_nz = grown;
+  }
+  const auto y_nz = slice_of(rj.out_nz, nk, ny);
+  const size_t ndc = count(c_nz), ndk = count(k_nz), ndx = count(x_nz), ndy = count(y_nz);
+  // g: params [c, k, x, dc, dk, dx] -> [c, dc, k, dk, x, dx]; results [k, y, dk, dy] -> [k, dk, y, dy].
+  const size_t np = nc + nk + nx, nr = nk + ny;
+  auto fn = regroup(*rj.fn,
+                    {iota_from(0, nc), iota_from(np, ndc), iota_from(nc, nk), iota_from(np + ndc, ndk), iota_from(nc + nk, nx),
+                     iota_from(np + ndc + ndk, ndx)},
+                    {iota_from(0, nk), iota_from(nr, ndk), iota_from(nk, ny), iota_from(nr + ndk, ndy)});
+  std::vector<ValueId> xs(a.x.begin(), a.x.end());
+  std::vector<ValueId> operands = cat<ValueId>({{xs.begin(), xs.begin() + static_cast<long>(nc)}, tangent_operands(a, 0, c_nz),
+                                                {xs.begin() + static_cast<long>(nc), xs.begin() + static_cast<long>(nc + nk)},
+                                                tangent_operands(a, nc, k_nz), {xs.begin() + static_cast<long>(nc + nk), xs.end()},
+                                                tangent_operands(a, nc + nk, x_nz)});
+  auto k_types = result_types(a, 0, nk), y_types = result_types(a, nk, ny);
+  std::vector<ArrayType> types = cat<ArrayType>({k_types, masked(k_types, k_nz), y_types, masked(y_types, y_nz)});
+  ir::attr::Scan attrs{static_cast<int64_t>(nc + ndc), static_cast<int64_t>(nk + ndk), s.length, s.reverse};
+  auto rs = a.t.emit_multi(OpKind::Scan, operands, types, attrs, {fn});
+  JvpOut out;
+  out.dy.resize(nr);
+  size_t pos = 0;
+  for (size_t i = 0; i < nk; ++i) out.y.push_back(rs[pos++]);
+  for (size_t i = 0; i < nk; ++i)
+    if (k_nz[i]) out.dy[i] = rs[pos++];
+  for (size_t i = 0; i < ny; ++i) out.y.push_back(rs[pos++]);
+  for (size_t i = 0; i < ny; ++i)
+    if (y_nz[i]) out.dy[nk + i] = rs[pos++];
+  return out;
+}
+
+// while: operands (cond consts, body consts, carries); the condition reads primals only.
+JvpOut jvp_While(JvpArgs& a) {
+  const auto& w = a.op.attr<ir::attr::While>();
+  const ir::Function& cond = *a.op.regions.at(0);
+  const ir::Function& body = *a.op.regions.at(1);
+  const auto ncc = static_cast<size_t>(w.cond_nconsts), nbc = static_cast<size_t>(w.body_nconsts);
+  const size_t nk = a.x.size() - ncc - nbc;
+  const auto bc_nz = nonzero(a.dx, ncc, nbc);
+  auto k_nz = nonzero(a.dx, ncc + nbc, nk);
+  RegionJvp rj;
+  for (;;) {
+    rj = jvp_region(body, a.t.mesh(), cat<bool>({bc_nz, k_nz}), k_nz);
+    auto grown = vor(k_nz, rj.out_nz);
+    if (grown == k_nz) break;
+    k_nz = grown;
+  }
+  const size_t ndbc = count(bc_nz), ndk = count(k_nz);
+  // body: params [bc, k, dbc, dk] -> [bc, dbc, k, dk]; results [k, dk] as they are.
+  auto body_fn = regroup(*rj.fn, {iota_from(0, nbc), iota_from(nbc + nk, ndbc), iota_from(nbc, nk), iota_from(nbc + nk + ndbc, ndk)},
+                         {iota_from(0, nk + ndk)});
+  // cond: its own params, then ones for the tangents it ignores.
+  ir::Function cond_fn = cond;
+  auto k_types = result_types(a, 0, nk);
+  for (auto& ty : masked(k_types, k_nz)) cond_fn.params.push_back(cond_fn.new_value(ty));
+  std::vector<ValueId> xs = a.x;
+  std::vector<ValueId> operands = cat<ValueId>({{xs.begin(), xs.begin() + static_cast<long>(ncc + nbc)}, tangent_operands(a, ncc, bc_nz),
+                                                {xs.begin() + static_cast<long>(ncc + nbc), xs.end()}, tangent_operands(a, ncc + nbc, k_nz)});
+  ir::attr::While attrs{static_cast<int64_t>(ncc), static_cast<int64_t>(nbc + ndbc)};
+  auto rs = a.t.emit_multi(OpKind::While, operands, cat<ArrayType>({k_types, masked(k_types, k_nz)}), attrs,
+                           {std::make_shared<const ir::Function>(std::move(cond_fn)), body_fn});
+  JvpOut out;
+  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nk));
+  out.dy.resize(nk);
+  size_t pos = nk;
+  for (size_t i = 0; i < nk; ++i)
+    if (k_nz[i]) out.dy[i] = rs[pos++];
+  return out;
+}
+
+// cond: operands (index, branch operands); every branch returns the same tangents.
+JvpOut jvp_Cond(JvpArgs& a) {
+  const size_t n = a.x.size() - 1, nr = a.op.results.size();
+  const auto in_nz = nonzero(a.dx, 1, n);
+  std::vector<bool> out_nz(nr, false);
+  for (auto& br : a.op.regions) out_nz = vor(out_nz, jvp_region(*br, a.t.mesh(), in_nz, {}).out_nz);
+  std::vector<std::shared_ptr<const ir::Function>> branches;
+  for (auto& br : a.op.regions) branches.push_back(jvp_region(*br, a.t.mesh(), in_nz, out_nz).fn);
+  auto r_types = result_types(a, 0, nr);
+  std::vector<ValueId> operands = cat<ValueId>({a.x, tangent_operands(a, 1, in_nz)});
+  auto rs = a.t.emit_multi(OpKind::Cond, operands, cat<ArrayType>({r_types, masked(r_types, out_nz)}), a.op.attrs, branches);
+  JvpOut out;
+  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nr));
+  out.dy.resize(nr);
+  size_t pos = nr;
+  for (size_t i = 0; i < nr; ++i)
+    if (out_nz[i]) out.dy[i] = rs[pos++];
+  return out;
+}
+
+// shard_map: operands (explicit operands, captured consts); tangents enter with their
+// primal's in_spec and leave with its out_spec.
+JvpOut jvp_ShardMap(JvpArgs& a) {
+  const auto& s = a.op.attr<ir::attr::ShardMap>();
+  const ir::Function& body = *a.op.regions.at(0);
+  const size_t n = a.x.size(), nr = a.op.results.size();
+  types::AbstractMesh inner = a.t.mesh().with_axis_types(s.manual_axes, types::AxisType::Manual);
+  if (!body.params.empty()) inner = body.type(body.params[0]).mesh();
+  const auto in_nz = nonzero(a.dx, 0, n);
+  RegionJvp rj;
+  {
+    trace::CheckVmaScope vma(s.check_vma);
+    rj = jvp_region(body, inner, in_nz, {});
+  }
+  ir::attr::ShardMap attrs = s;
+  attrs.in_specs.resize(n);  // captured consts enter replicated
+  for (size_t i = 0; i < n; ++i)
+    if (in_nz[i]) attrs.in_specs.push_back(attrs.in_specs[i]);
+  for (size_t i = 0; i < nr; ++i)
+    if (rj.out_nz[i]) attrs.out_specs.push_back(s.out_specs.at(i));
+  auto r_types = result_types(a, 0, nr);
+  std::vector<ValueId> operands = cat<ValueId>({a.x, tangent_operands(a, 0, in_nz)});
+  auto rs = a.t.emit_multi(OpKind::ShardMap, operands, cat<ArrayType>({r_types, masked(r_types, rj.out_nz)}), attrs, {rj.fn});
+  JvpOut out;
+  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nr));
+  out.dy.resize(nr);
+  size_t pos = nr;
+  for (size_t i = 0; i < nr; ++i)
+    if (rj.out_nz[i]) out.dy[i] = rs[pos++];
+  return out;
+}
+
+// A host callback (jax.debug.print) sees primals; it has no results to differentiate.
+JvpOut jvp_HostCallback(JvpArgs& a) { return emit_primal(a); }
+
+JvpOut jvp_Fusion(JvpArgs&) { throw std::logic_error("internal error: a per-device fusion in a traced program"); }
+
+}  // namespace shard::autodiff

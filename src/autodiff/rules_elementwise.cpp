@@ -1,0 +1,177 @@
+// JVP and transpose rules of the elementwise primitives: one case per row of
+// ir/elementwise_ops.hpp (the switch has no default, so a new row without a rule does not
+// compile). Derivatives follow JAX's lax rules, including its choices at the edges: max and
+// min split the tangent evenly on ties, pow's log term is 0 where the base is 0.
+#include <cmath>
+#include <numbers>
+
+#include "autodiff/rules.hpp"
+
+namespace shard::autodiff {
+
+using ir::EwOp;
+
+namespace {
+ValueId un(Trace& t, EwOp op, ValueId x) { return trace::unary(t, ir::ew_info(op).primitive, op, x); }
+ValueId bin(Trace& t, EwOp op, ValueId a, ValueId b) { return trace::binary(t, ir::ew_info(op).primitive, op, a, b); }
+Tangent scale(Trace& t, const Tangent& d, ValueId s) { return d ? Tangent(mul(t, *d, s)) : std::nullopt; }
+// 1 where x == z (0.5 when y == z too), else 0: max/min's share of the tangent.
+ValueId balanced_eq(Trace& t, ValueId x, ValueId z, ValueId y) {
+  ValueId one = scalar_like(t, 1, x), half = scalar_like(t, 0.5, x), zero = scalar_like(t, 0, x);
+  return trace::where(t, bin(t, EwOp::Eq, x, z), trace::where(t, bin(t, EwOp::Eq, y, z), half, one), zero);
+}
+}  // namespace
+
+JvpOut jvp_Elementwise(JvpArgs& a) {
+  Trace& t = a.t;
+  const auto& e = a.op.attr<ir::attr::Elementwise>();
+  JvpOut out = emit_primal(a);
+  const ValueId y = out.y[0];
+  const ValueId x = a.x[0];
+  const Tangent dx = a.dx[0];
+  auto c = [&](double v) { return scalar_like(t, v, y); };
+  Tangent dy;
+  switch (e.op) {
+    case EwOp::Input:
+    case EwOp::Const: throw std::logic_error("internal error: a kernel leaf in a traced program");
+    // Piecewise constant or not real-valued: zero tangents.
+    case EwOp::Sign: case EwOp::Floor: case EwOp::Ceil: case EwOp::Round: case EwOp::Not: case EwOp::IsNan:
+    case EwOp::IsInf: case EwOp::IsFinite: case EwOp::BitcastConvert: case EwOp::FloorDiv: case EwOp::NextAfter:
+    case EwOp::And: case EwOp::Or: case EwOp::Xor: case EwOp::Eq: case EwOp::Ne: case EwOp::Lt: case EwOp::Le:
+    case EwOp::Gt: case EwOp::Ge: case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
+      break;
+    case EwOp::Neg: if (dx) dy = neg(t, *dx); break;
+    case EwOp::Abs: dy = scale(t, dx, un(t, EwOp::Sign, x)); break;
+    case EwOp::Sqrt: dy = scale(t, dx, div(t, c(0.5), y)); break;
+    case EwOp::Rsqrt: dy = scale(t, dx, mul(t, div(t, y, x), c(-0.5))); break;
+    case EwOp::Cbrt: dy = scale(t, dx, mul(t, c(1.0 / 3.0), trace::integer_pow(t, y, -2))); break;
+    case EwOp::Exp: dy = scale(t, dx, y); break;
+    case EwOp::Expm1: dy = scale(t, dx, add(t, y, c(1))); break;
+    case EwOp::Log: if (dx) dy = div(t, *dx, x); break;
+    case EwOp::Log1p: if (dx) dy = div(t, *dx, add(t, x, c(1))); break;
+    case EwOp::Sin: dy = scale(t, dx, un(t, EwOp::Cos, x)); break;
+    case EwOp::Cos: dy = scale(t, dx, neg(t, un(t, EwOp::Sin, x))); break;
+    case EwOp::Tan: dy = scale(t, dx, add(t, c(1), mul(t, y, y))); break;
+    case EwOp::Sinh: dy = scale(t, dx, un(t, EwOp::Cosh, x)); break;
+    case EwOp::Cosh: dy = scale(t, dx, un(t, EwOp::Sinh, x)); break;
+    case EwOp::Tanh: dy = scale(t, dx, sub(t, c(1), mul(t, y, y))); break;
+    case EwOp::Logistic: dy = scale(t, dx, mul(t, y, sub(t, c(1), y))); break;
+    case EwOp::Erf:
+    case EwOp::Erfc: {
+      ValueId g = mul(t, c((e.op == EwOp::Erf ? 2 : -2) / std::sqrt(std::numbers::pi)), un(t, EwOp::Exp, neg(t, mul(t, x, x))));
+      dy = scale(t, dx, g);
+      break;
+    }
+    case EwOp::ErfInv: dy = scale(t, dx, mul(t, c(std::sqrt(std::numbers::pi) / 2), un(t, EwOp::Exp, mul(t, y, y)))); break;
+    case EwOp::Square: dy = scale(t, dx, mul(t, c(2), x)); break;
+    case EwOp::IntegerPow:
+      if (e.y == 0 || !dx) break;
+      dy = e.y == 1 ? *dx : mul(t, *dx, mul(t, c(static_cast<double>(e.y)), trace::integer_pow(t, x, e.y - 1)));
+      break;
+    case EwOp::Reciprocal: dy = scale(t, dx, neg(t, mul(t, y, y))); break;
+    case EwOp::Convert:
+      if (dx && is_differentiable(a.result_type())) dy = emit_like1(t, a.fn, a.op, {*dx});
+      break;
+    case EwOp::Add: dy = add_tangents(t, dx, a.dx[1]); break;
+    case EwOp::Sub: dy = a.dx[1] ? add_tangents(t, dx, neg(t, *a.dx[1])) : dx; break;
+    case EwOp::Mul: dy = add_tangents(t, scale(t, dx, a.x[1]), scale(t, a.dx[1], x)); break;
+    case EwOp::Div: {
+      Tangent d0 = dx ? Tangent(div(t, *dx, a.x[1])) : std::nullopt;
+      dy = add_tangents(t, d0, scale(t, a.dx[1], neg(t, div(t, y, a.x[1]))));
+      break;
+    }
+    case EwOp::Rem:
+    case EwOp::Mod: {
+      // x - y * q with q = trunc(x / y) (rem) or floor(x / y) (remainder).
+      ValueId q = bin(t, EwOp::Div, x, a.x[1]);
+      q = e.op == EwOp::Mod ? un(t, EwOp::Floor, q) : mul(t, un(t, EwOp::Sign, q), un(t, EwOp::Floor, un(t, EwOp::Abs, q)));
+      dy = add_tangents(t, dx, scale(t, a.dx[1], neg(t, q)));
+      break;
+    }
+    case EwOp::Pow: {
+      const ValueId b = a.x[1];
+      Tangent d0, d1;
+      if (dx) d0 = mul(t, *dx, mul(t, b, bin(t, EwOp::Pow, x, sub(t, b, c(1)))));
+      if (a.dx[1]) {
+        ValueId safe = trace::where(t, bin(t, EwOp::Eq, x, c(0)), c(1), x);
+        d1 = mul(t, *a.dx[1], mul(t, un(t, EwOp::Log, safe), y));
+      }
+      dy = add_tangents(t, d0, d1);
+      break;
+    }
+    case EwOp::Max:
+    case EwOp::Min:
+      dy = add_tangents(t, scale(t, dx, balanced_eq(t, x, y, a.x[1])), scale(t, a.dx[1], balanced_eq(t, a.x[1], y, x)));
+      break;
+    case EwOp::Atan2: {
+      ValueId r2 = add(t, mul(t, x, x), mul(t, a.x[1], a.x[1]));
+      dy = add_tangents(t, scale(t, dx, div(t, a.x[1], r2)), scale(t, a.dx[1], neg(t, div(t, x, r2))));
+      break;
+    }
+    case EwOp::LogAddExp:
+      dy = add_tangents(t, scale(t, dx, un(t, EwOp::Exp, sub(t, x, y))), scale(t, a.dx[1], un(t, EwOp::Exp, sub(t, a.x[1], y))));
+      break;
+    case EwOp::Select:
+      if (a.dx[1] || a.dx[2])
+        dy = emit_like1(t, a.fn, a.op, {x, instantiate(t, a.dx[1], a.operand_type(1)), instantiate(t, a.dx[2], a.operand_type(2))});
+      break;
+    case EwOp::Clamp: {
+      // clamp(lo, x, hi): the tangent of whichever operand the result is.
+      const ValueId lo = a.x[0], v = a.x[1], hi = a.x[2];
+      ValueId zero = zeros(t, a.result_type());
+      auto pick = [&](const Tangent& d, ValueId pred) -> Tangent {
+        if (!d) return std::nullopt;
+        return trace::where(t, pred, *d, zero);
+      };
+      dy = pick(a.dx[1], bin(t, EwOp::And, bin(t, EwOp::Gt, v, lo), bin(t, EwOp::Lt, v, hi)));
+      dy = add_tangents(t, dy, pick(a.dx[0], bin(t, EwOp::Gt, lo, v)));
+      dy = add_tangents(t, dy, pick(a.dx[2], bin(t, EwOp::Lt, hi, v)));
+      break;
+    }
+  }
+  out.dy[0] = dy;
+  return out;
+}
+
+// The elementwise ops tangents flow through linearly.
+std::vector<Tangent> transpose_Elementwise(TransposeArgs& a) {
+  Trace& t = a.t;
+  const auto& e = a.op.attr<ir::attr::Elementwise>();
+  const ValueId ct = a.ct_value();
+  std::vector<Tangent> out(a.op.operands.size());
+  auto on = [&](size_t i, ValueId v) {
+    if (a.linear[i]) out[i] = v;
+  };
+  switch (e.op) {
+    case EwOp::Neg: on(0, neg(t, ct)); break;
+    case EwOp::Add: on(0, ct); on(1, ct); break;
+    case EwOp::Sub: on(0, ct); if (a.linear[1]) on(1, neg(t, ct)); break;
+    case EwOp::Mul:
+      if (a.linear[0] && a.linear[1]) throw std::logic_error("internal error: a product of two tangents");
+      if (a.linear[0]) on(0, mul(t, ct, a.x[1]));
+      else on(1, mul(t, a.x[0], ct));
+      break;
+    case EwOp::Div:
+      if (a.linear[1]) throw std::logic_error("internal error: a tangent as a divisor");
+      on(0, div(t, ct, a.x[1]));
+      break;
+    case EwOp::Convert: {
+      const ArrayType to = a.operand_type(0);
+      if (!is_differentiable(to)) break;
+      if (t.type(ct) == to) { on(0, ct); break; }
+      on(0, t.type(ct).dtype() == to.dtype() ? trace::retype(t, ct, to) : trace::convert(t, ct, {to.dtype(), to.weak_type()}));
+      break;
+    }
+    case EwOp::Select: {
+      ValueId zero = zeros(t, a.result_type());
+      if (a.linear[1]) on(1, trace::where(t, a.x[0], ct, zero));
+      if (a.linear[2]) on(2, trace::where(t, a.x[0], zero, ct));
+      break;
+    }
+    default:
+      throw std::logic_error(std::string("internal error: no transpose for ") + ir::ew_info(e.op).primitive);
+  }
+  return out;
+}
+
+}  // namespace shard::autodiff

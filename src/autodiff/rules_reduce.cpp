@@ -1,0 +1,170 @@
+// Rules of reductions, cumulative ops, sort and dot_general.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "autodiff/rules.hpp"
+
+namespace shard::autodiff {
+
+using ir::EwOp;
+using ir::OpKind;
+using ir::ReduceKind;
+
+namespace {
+// A reduction's result broadcast back over the reduced axes (to the operand's shape).
+ValueId unreduce(Trace& t, ValueId r, const ArrayType& operand, const std::vector<int64_t>& axes) {
+  std::vector<int64_t> kept;
+  for (size_t d = 0; d < operand.rank(); ++d)
+    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(d)) == axes.end()) kept.push_back(static_cast<int64_t>(d));
+  return trace::broadcast_in_dim(t, r, operand.shape(), kept, pinned_sharding(t, operand));
+}
+}  // namespace
+
+JvpOut jvp_Reduce(JvpArgs& a) {
+  Trace& t = a.t;
+  const auto& r = a.op.attr<ir::attr::Reduce>();
+  JvpOut out = emit_primal(a);
+  const ValueId x = a.x[0], y = out.y[0], dx = *a.dx[0];
+  switch (r.kind) {
+    case ReduceKind::Sum: out.dy[0] = emit_like1(t, a.fn, a.op, {dx}); break;
+    case ReduceKind::Max:
+    case ReduceKind::Min: {
+      // JAX's rule: the tangent averaged over the positions that attain the extremum.
+      ValueId at = trace::convert(t, trace::binary(t, "eq", EwOp::Eq, x, unreduce(t, y, a.operand_type(0), r.axes)),
+                                  {t.type(x).dtype(), false});
+      ValueId count = trace::reduce(t, "reduce_sum", ReduceKind::Sum, at, r.axes, false);
+      out.dy[0] = div(t, trace::reduce(t, "reduce_sum", ReduceKind::Sum, mul(t, dx, at), r.axes, false), count);
+      break;
+    }
+    case ReduceKind::Prod: {
+      // d prod = sum(dx * prod / x); exact where no element is zero.
+      ValueId others = div(t, unreduce(t, y, a.operand_type(0), r.axes), x);
+      ir::attr::Reduce sum = r;
+      sum.kind = ReduceKind::Sum;
+      out.dy[0] = t.emit(OpKind::Reduce, {mul(t, dx, others)}, a.result_type(), sum);
+      break;
+    }
+    case ReduceKind::And:
+    case ReduceKind::Or: break;
+  }
+  return out;
+}
+
+std::vector<Tangent> transpose_Reduce(TransposeArgs& a) {
+  const auto& r = a.op.attr<ir::attr::Reduce>();
+  if (r.kind != ReduceKind::Sum) throw std::logic_error("internal error: a non-sum reduction in a linear program");
+  return {unreduce(a.t, a.ct_value(), a.operand_type(0), r.axes)};
+}
+
+JvpOut jvp_ArgReduce(JvpArgs& a) { return emit_primal(a); }  // integer results
+
+JvpOut jvp_Cumulative(JvpArgs& a) {
+  Trace& t = a.t;
+  const auto& c = a.op.attr<ir::attr::Cumulative>();
+  JvpOut out = emit_primal(a);
+  const ValueId dx = *a.dx[0];
+  switch (c.kind) {
+    case ReduceKind::Sum: out.dy[0] = emit_like1(t, a.fn, a.op, {dx}); break;
+    case ReduceKind::Prod: {
+      // d cumprod = cumprod * cumsum(dx / x); exact where no element is zero.
+      ir::attr::Cumulative sum = c;
+      sum.kind = ReduceKind::Sum;
+      ValueId s = t.emit(OpKind::Cumulative, {div(t, dx, a.x[0])}, a.result_type(), sum);
+      out.dy[0] = mul(t, s, out.y[0]);
+      break;
+    }
+    default:
+      unsupported(fmt::format("differentiation of cum{} is not supported yet", ir::reduce_kind_name(c.kind)));
+  }
+  return out;
+}
+
+std::vector<Tangent> transpose_Cumulative(TransposeArgs& a) {
+  ir::attr::Cumulative c = a.op.attr<ir::attr::Cumulative>();
+  if (c.kind != ReduceKind::Sum) throw std::logic_error("internal error: a non-sum cumulative op in a linear program");
+  c.reverse = !c.reverse;  // each element feeds every later partial sum
+  ValueId ct = a.ct_value();
+  return {a.t.emit(OpKind::Cumulative, {ct}, a.t.type(ct), c)};
+}
+
+JvpOut jvp_Sort(JvpArgs& a) {
+  (void)a;
+  unsupported("differentiation of sort is not supported yet");
+}
+
+JvpOut jvp_DotGeneral(JvpArgs& a) {
+  JvpOut out = emit_primal(a);
+  Tangent d0, d1;
+  if (a.dx[0]) d0 = emit_like1(a.t, a.fn, a.op, {*a.dx[0], a.x[1]});
+  if (a.dx[1]) d1 = emit_like1(a.t, a.fn, a.op, {a.x[0], *a.dx[1]});
+  out.dy[0] = add_tangents(a.t, d0, d1);
+  return out;
+}
+
+namespace {
+std::vector<int64_t> remaining(size_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < rank; ++d) {
+    const auto i = static_cast<int64_t>(d);
+    if (std::find(a.begin(), a.end(), i) == a.end() && std::find(b.begin(), b.end(), i) == b.end()) out.push_back(i);
+  }
+  return out;
+}
+std::vector<int64_t> range(int64_t from, size_t n) {
+  std::vector<int64_t> r(n);
+  std::iota(r.begin(), r.end(), from);
+  return r;
+}
+
+// The cotangent of dot_general's operand x (the other is y), as JAX's
+// _dot_general_transpose_lhs: contract the result cotangent with y over y's free dims, then
+// put x's dims back in order. `swap` when x is the right-hand operand (its free dims come
+// last in the result). The contraction is pinned to x's sharding, so the cotangent has x's
+// type and no ambiguous-sharding error can come from the transpose.
+ValueId dot_transpose(Trace& t, ValueId ct, const ArrayType& x, ValueId y, const ArrayType& yt, const std::vector<int64_t>& x_contract,
+                      const std::vector<int64_t>& y_contract, const std::vector<int64_t>& x_batch, const std::vector<int64_t>& y_batch,
+                      bool swap) {
+  auto x_kept = remaining(x.rank(), x_contract, x_batch);
+  auto y_kept = remaining(yt.rank(), y_contract, y_batch);
+  const auto nb = static_cast<int64_t>(x_batch.size());
+  std::vector<int64_t> ans_batch = range(0, x_batch.size());
+  std::vector<int64_t> ans_y = swap ? range(nb, y_kept.size()) : range(nb + static_cast<int64_t>(x_kept.size()), y_kept.size());
+  sharding::DotDims dims{ans_y, y_kept, ans_batch, y_batch};
+  // x's contracting dims in the order of y's.
+  std::vector<size_t> order(y_contract.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t i, size_t j) { return y_contract[i] < y_contract[j]; });
+  std::vector<int64_t> pre = x_batch;  // x's dim at each position of the product
+  pre.insert(pre.end(), x_kept.begin(), x_kept.end());
+  for (auto i : order) pre.push_back(x_contract[i]);
+  sharding::OptOutSharding out_sharding;
+  if (auto pinned = pinned_sharding(t, x)) {
+    std::vector<types::PartitionSpec::Entry> entries;
+    for (auto d : pre) entries.push_back(x.spec()[static_cast<size_t>(d)]);
+    out_sharding = sharding::OutSharding{types::PartitionSpec(entries)};
+  }
+  ValueId prod = trace::dot_general(t, ct, y, dims, out_sharding);
+  std::vector<int64_t> perm(pre.size());  // argsort(pre)
+  std::iota(perm.begin(), perm.end(), 0);
+  std::sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) { return pre[static_cast<size_t>(i)] < pre[static_cast<size_t>(j)]; });
+  return trace::transpose(t, prod, perm);
+}
+}  // namespace
+
+std::vector<Tangent> transpose_DotGeneral(TransposeArgs& a) {
+  const auto& d = a.op.attr<ir::attr::DotGeneral>();
+  if (a.linear[0] && a.linear[1]) throw std::logic_error("internal error: a product of two tangents");
+  ValueId ct = a.ct_value();
+  std::vector<Tangent> out(2);
+  if (a.linear[0])
+    out[0] = dot_transpose(a.t, ct, a.operand_type(0), a.x[1], a.operand_type(1), d.lhs_contracting, d.rhs_contracting, d.lhs_batch,
+                           d.rhs_batch, false);
+  else
+    out[1] = dot_transpose(a.t, ct, a.operand_type(1), a.x[0], a.operand_type(0), d.rhs_contracting, d.lhs_contracting, d.rhs_batch,
+                           d.lhs_batch, true);
+  return out;
+}
+
+}  // namespace shard::autodiff
