@@ -100,7 +100,9 @@ std::vector<Tangent> transpose_Rev(TransposeArgs& a) {
 }
 
 // A slice's cotangent is zero outside the slice: the cotangent padded back to the operand's
-// shape, strided dims first spread out with zeros between the elements.
+// shape, strided dims first spread out with zeros between the elements. An element may sit
+// first or last in its group of `stride`; whichever fits inside the operand avoids a
+// trailing cut (which a sharded dim may not allow).
 std::vector<Tangent> transpose_Slice(TransposeArgs& a) {
   Trace& t = a.t;
   const ArrayType in = a.operand_type(0);
@@ -111,24 +113,25 @@ std::vector<Tangent> transpose_Slice(TransposeArgs& a) {
   for (size_t d = 0; d < rank; ++d) {
     const int64_t stride = s.strides.empty() ? 1 : s.strides[d];
     const int64_t n = t.type(ct).shape()[d];
-    int64_t covered = n;
-    if (stride > 1 && n > 0) {
-      // [.., n, ..] -> [.., n, 1, ..] -> padded to [.., n, stride, ..] -> [.., n*stride, ..]
-      types::Shape sh = t.type(ct).shape();
-      types::Shape expanded = sh;
-      expanded.insert(expanded.begin() + static_cast<long>(d) + 1, 1);
-      ValueId e = trace::reshape(t, ct, expanded);
-      types::Shape lo(expanded.size(), 0), hi(expanded.size(), 0);
-      hi[d + 1] = stride - 1;
-      e = trace::pad(t, e, scalar_like(t, 0, e), lo, hi);
-      sh[d] = n * stride;
-      ct = trace::reshape(t, e, sh);
-      covered = n * stride;
-    }
-    low[d] = s.start_indices[d];
-    high[d] = in.shape()[d] - s.start_indices[d] - covered;
+    const int64_t start = s.start_indices[d], size = in.shape()[d];
+    low[d] = start;
+    high[d] = size - start - n;
+    if (stride <= 1 || n == 0) continue;
+    // [.., n, ..] -> [.., n, 1, ..] -> [.., n, stride, ..] -> [.., n*stride, ..]
+    const bool last = start >= stride - 1 && size - (start - stride + 1) - n * stride >= 0;
+    types::Shape sh = t.type(ct).shape();
+    types::Shape expanded = sh;
+    expanded.insert(expanded.begin() + static_cast<long>(d) + 1, 1);
+    ValueId e = trace::reshape(t, ct, expanded);
+    types::Shape lo(expanded.size(), 0), hi(expanded.size(), 0);
+    (last ? lo : hi)[d + 1] = stride - 1;
+    e = trace::pad(t, e, scalar_like(t, 0, e), lo, hi);
+    sh[d] = n * stride;
+    ct = trace::reshape(t, e, sh);
+    low[d] = last ? start - (stride - 1) : start;
+    high[d] = size - low[d] - n * stride;
   }
-  // A strided slice's last stride can reach past the operand: cut it off.
+  // Neither placement fits: cut the trailing zeros off.
   bool cut = false;
   types::Shape limit = t.type(ct).shape();
   for (size_t d = 0; d < rank; ++d)

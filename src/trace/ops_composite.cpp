@@ -61,6 +61,25 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"arcsin", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, sqrt_one_minus_sq(t, x)); }},
       {"arccos", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, sqrt_one_minus_sq(t, x), x); }},
       {"arctan", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, cst(t, 1, x)); }},
+      // Inverse hyperbolics through log1p, so they keep their digits near zero.
+      {"arcsinh", [](Trace& t, ValueId x) {
+         x = to_float(t, x);
+         ValueId ax = un(t, EwOp::Abs, x), sq = bin(t, EwOp::Mul, x, x);
+         ValueId root = un(t, EwOp::Sqrt, bin(t, EwOp::Add, cst(t, 1, x), sq));
+         ValueId r = un(t, EwOp::Log1p, bin(t, EwOp::Add, ax, bin(t, EwOp::Div, sq, bin(t, EwOp::Add, cst(t, 1, x), root))));
+         return bin(t, EwOp::Mul, un(t, EwOp::Sign, x), r);
+       }},
+      {"arccosh", [](Trace& t, ValueId x) {
+         x = to_float(t, x);
+         ValueId root = bin(t, EwOp::Mul, un(t, EwOp::Sqrt, bin(t, EwOp::Sub, x, cst(t, 1, x))),
+                            un(t, EwOp::Sqrt, bin(t, EwOp::Add, x, cst(t, 1, x))));
+         return un(t, EwOp::Log, bin(t, EwOp::Add, x, root));
+       }},
+      {"arctanh", [](Trace& t, ValueId x) {
+         x = to_float(t, x);
+         ValueId q = bin(t, EwOp::Div, bin(t, EwOp::Mul, cst(t, 2, x), x), bin(t, EwOp::Sub, cst(t, 1, x), x));
+         return bin(t, EwOp::Mul, cst(t, 0.5, x), un(t, EwOp::Log1p, q));
+       }},
       {"deg2rad", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
       {"radians", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
       {"rad2deg", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
