@@ -36,7 +36,7 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     case EwOp::Const: throw std::logic_error("internal error: a kernel leaf in a traced program");
     // Piecewise constant or not real-valued: zero tangents.
     case EwOp::Sign: case EwOp::Floor: case EwOp::Ceil: case EwOp::Round: case EwOp::Not: case EwOp::IsNan:
-    case EwOp::IsInf: case EwOp::IsFinite: case EwOp::BitcastConvert: case EwOp::FloorDiv: case EwOp::NextAfter:
+    case EwOp::IsInf: case EwOp::IsFinite: case EwOp::BitcastConvert: case EwOp::StopGradient: case EwOp::FloorDiv: case EwOp::NextAfter:
     case EwOp::And: case EwOp::Or: case EwOp::Xor: case EwOp::Eq: case EwOp::Ne: case EwOp::Lt: case EwOp::Le:
     case EwOp::Gt: case EwOp::Ge: case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
       break;
@@ -116,15 +116,15 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
         dy = emit_like1(t, a.fn, a.op, {x, instantiate(t, a.dx[1], a.operand_type(1)), instantiate(t, a.dx[2], a.operand_type(2))});
       break;
     case EwOp::Clamp: {
-      // clamp(lo, x, hi): the tangent of whichever operand the result is.
-      const ValueId lo = a.x[0], v = a.x[1], hi = a.x[2];
+      // clamp (x, lo, hi) as codegen orders it: the tangent of whichever operand the result is.
+      const ValueId v = a.x[0], lo = a.x[1], hi = a.x[2];
       ValueId zero = zeros(t, a.result_type());
       auto pick = [&](const Tangent& d, ValueId pred) -> Tangent {
         if (!d) return std::nullopt;
         return trace::where(t, pred, *d, zero);
       };
-      dy = pick(a.dx[1], bin(t, EwOp::And, bin(t, EwOp::Gt, v, lo), bin(t, EwOp::Lt, v, hi)));
-      dy = add_tangents(t, dy, pick(a.dx[0], bin(t, EwOp::Gt, lo, v)));
+      dy = pick(a.dx[0], bin(t, EwOp::And, bin(t, EwOp::Gt, v, lo), bin(t, EwOp::Lt, v, hi)));
+      dy = add_tangents(t, dy, pick(a.dx[1], bin(t, EwOp::Gt, lo, v)));
       dy = add_tangents(t, dy, pick(a.dx[2], bin(t, EwOp::Lt, hi, v)));
       break;
     }

@@ -156,6 +156,7 @@ llvm::Value* ScalarOps::emit(const EwNode& node, const std::vector<llvm::Value*>
     case EwOp::Const: return constant(node.dtype, node.const_value);
     case EwOp::IntegerPow: return integer_pow(args[0], node.dtype, static_cast<int64_t>(node.const_value));
     case EwOp::Convert: return convert(args[0], arg_types[0], node.dtype);
+    case EwOp::StopGradient: return args[0];
     case EwOp::IsNan: case EwOp::IsInf: case EwOp::IsFinite: {
       if (!types::is_float(arg_types[0])) return b_.getInt1(node.op == EwOp::IsFinite);
       if (node.op == EwOp::IsNan) return b_.CreateFCmpUNO(args[0], args[0]);

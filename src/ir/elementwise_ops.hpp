@@ -65,6 +65,7 @@ enum class EwDTypeRule : uint8_t {
   X(IsFinite, "is_finite", 1, Predicate, false, 1, "isfinite", "is_finite", "isfinite")                           \
   X(Convert, "convert_element_type", 1, Internal, false, 1, "", "", "")                                           \
   X(BitcastConvert, "bitcast_convert_type", 1, Internal, false, 1, "", "", "") /* same width: the bits reread */  \
+  X(StopGradient, "stop_gradient", 1, Internal, false, 0, "", "", "") /* identity whose tangent is zero */        \
   /* binary */                                                                                                    \
   X(Add, "add", 2, Numeric, false, 1, "add", "add", "add")                                                        \
   X(Sub, "sub", 2, Numeric, false, 1, "subtract", "sub", "subtract")                                              \

@@ -42,6 +42,8 @@ ValueId integer_pow(Trace& t, ValueId x, int64_t y);
 // jnp.power and `**`: a concrete integer exponent (a Python int, or a constant scalar of an
 // integer dtype) makes integer_pow, as JAX does; anything else is pow.
 ValueId power(Trace& t, const std::string& name, ValueId x, ValueId y);
+// lax.stop_gradient: the same value, with a zero derivative (integers pass through).
+ValueId stop_gradient(Trace& t, ValueId x);
 ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<ValueId> hi);
 
 // jnp functions composed from primitives (ops_composite.cpp), bound by name by jax.numpy
@@ -68,6 +70,25 @@ ValueId xlogy(Trace& t, ValueId x, ValueId y);
 ValueId xlog1py(Trace& t, ValueId x, ValueId y);
 // jnp.round(x, decimals): round half to even at 10**-decimals.
 ValueId round_decimals(Trace& t, ValueId x, int64_t decimals);
+
+// jax.nn (ops_nn.cpp): activations and normalisations over `axes` (empty = all).
+ValueId nn_relu(Trace& t, ValueId x);
+ValueId nn_relu6(Trace& t, ValueId x);
+ValueId nn_sigmoid(Trace& t, ValueId x);
+ValueId nn_softplus(Trace& t, ValueId x);
+ValueId nn_log_sigmoid(Trace& t, ValueId x);
+ValueId nn_soft_sign(Trace& t, ValueId x);
+ValueId nn_silu(Trace& t, ValueId x);
+ValueId nn_gelu(Trace& t, ValueId x, bool approximate);
+ValueId nn_elu(Trace& t, ValueId x, double alpha);
+ValueId nn_celu(Trace& t, ValueId x, double alpha);
+ValueId nn_selu(Trace& t, ValueId x);
+ValueId nn_leaky_relu(Trace& t, ValueId x, double negative_slope);
+ValueId nn_hard_tanh(Trace& t, ValueId x);
+ValueId nn_softmax(Trace& t, ValueId x, const std::vector<int64_t>& axes);
+ValueId nn_log_softmax(Trace& t, ValueId x, const std::vector<int64_t>& axes);
+ValueId nn_standardize(Trace& t, ValueId x, const std::vector<int64_t>& axes, double epsilon);
+ValueId nn_one_hot(Trace& t, ValueId x, int64_t num_classes, DTypeW dtype, int64_t axis);
 
 // Reductions (`axes` empty = all); sum/prod of bool and ints give int32 as jnp.
 ValueId reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::vector<int64_t> axes, bool keepdims);

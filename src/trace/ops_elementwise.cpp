@@ -183,6 +183,11 @@ ValueId where(Trace& t, ValueId pred, ValueId a, ValueId b) {
   return t.emit(OpKind::Elementwise, {pc, ac, bc}, rt, ew_attrs(EwOp::Select));
 }
 
+ValueId stop_gradient(Trace& t, ValueId x) {
+  if (!types::is_float(t.type(x).dtype())) return x;
+  return t.emit(OpKind::Elementwise, {x}, t.type(x), ew_attrs(EwOp::StopGradient));
+}
+
 ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<ValueId> hi) {
   ValueId r = x;
   if (lo) r = binary(t, "clip", EwOp::Max, r, *lo);

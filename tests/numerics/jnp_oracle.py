@@ -134,6 +134,37 @@ add(ew("astype_int", "a.astype(jnp.int32)", lambda x: x["a"].astype(np.int32), "
 add(ew("astype_f", "i.astype(jnp.float32)", lambda x: x["i"].astype(np.float32), "exact"))
 add(ew("astype_bool", "i.astype(bool)", lambda x: x["i"].astype(bool), "exact"))
 
+# jax.nn (float64 references, rounded to float32)
+_sig = lambda v: 1 / (1 + np.exp(-v))
+def _softmax(v, axis=-1):
+    e = np.exp(v - v.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+_gelu_tanh = lambda v: 0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3)))
+_gelu_erf = lambda v: 0.5 * v * (1 + _erf(v / np.sqrt(2)))
+for name, expr, ref in [
+        ("nn_relu", "jax.nn.relu(a)", lambda v: np.maximum(v, 0)),
+        ("nn_relu6", "jax.nn.relu6(a * 4)", lambda v: np.clip(v * 4, 0, 6)),
+        ("nn_sigmoid", "jax.nn.sigmoid(a)", _sig),
+        ("nn_softplus", "jax.nn.softplus(L)", lambda v: np.logaddexp(v, 0)),
+        ("nn_log_sigmoid", "jax.nn.log_sigmoid(a)", lambda v: -np.logaddexp(-v, 0)),
+        ("nn_soft_sign", "jax.nn.soft_sign(a)", lambda v: v / (np.abs(v) + 1)),
+        ("nn_silu", "jax.nn.silu(a)", lambda v: v * _sig(v)),
+        ("nn_gelu", "jax.nn.gelu(a)", _gelu_tanh),
+        ("nn_gelu_exact", "jax.nn.gelu(a, approximate=False)", _gelu_erf),
+        ("nn_elu", "jax.nn.elu(a, alpha=0.5)", lambda v: np.where(v > 0, v, 0.5 * np.expm1(np.minimum(v, 0)))),
+        ("nn_celu", "jax.nn.celu(a)", lambda v: np.where(v > 0, v, np.expm1(np.minimum(v, 0)))),
+        ("nn_selu", "jax.nn.selu(a)", lambda v: 1.0507009873554805 * np.where(v > 0, v, 1.6732632423543772 * np.expm1(np.minimum(v, 0)))),
+        ("nn_leaky_relu", "jax.nn.leaky_relu(a, negative_slope=0.2)", lambda v: np.where(v >= 0, v, 0.2 * v)),
+        ("nn_hard_tanh", "jax.nn.hard_tanh(a * 2)", lambda v: np.clip(v * 2, -1, 1)),
+        ("nn_softmax", "jax.nn.softmax(a)", _softmax),
+        ("nn_softmax_ax0", "jax.nn.softmax(L, axis=0)", lambda v: _softmax(v, 0)),
+        ("nn_log_softmax", "jax.nn.log_softmax(a)", lambda v: np.log(_softmax(v))),
+        ("nn_standardize", "jax.nn.standardize(a)", lambda v: (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + 1e-5)),
+        ("nn_logsumexp", "jax.nn.logsumexp(a, axis=0)", lambda v: _lse(v, axis=0))]:
+    src = "a" if "(a" in expr else "L"
+    add(ew(name, expr, lambda x, ref=ref, src=src: ref(_f64(x[src])).astype(np.float32), "red" if "soft" in name or "standard" in name or "logsumexp" in name else "ew"))
+add(ew("nn_one_hot", "jax.nn.one_hot(i % 5, 5)", lambda x: (np.mod(x["i"], 5)[..., None] == np.arange(5)).astype(np.float32), "exact"))
+
 # elementwise binary
 add(ew("add", "a + b", lambda x: x["a"] + x["b"], "exact"))
 add(ew("sub", "a - b", lambda x: x["a"] - x["b"], "exact"))

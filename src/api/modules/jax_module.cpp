@@ -381,7 +381,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
   for (auto [dotted, leaf] : {std::pair{"jax.sharding", "sharding"}, std::pair{"jax.experimental", "experimental"},
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.random", "random"},
-                              std::pair{"jax.scipy", "scipy"}})
+                              std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"}})
     bind_submodule(I, m, dotted, leaf);
   if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
     install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));

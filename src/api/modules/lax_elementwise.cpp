@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/modules/lax_module.hpp"
+#include "api/transforms/jit_tree.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
@@ -90,7 +91,7 @@ ValueId lax_div(Trace& t, const std::string& name, EwOp, const std::vector<Value
 }  // namespace
 
 // Elementwise ops: the table's primitives, then those with arguments or semantics of their
-// own (lax.div truncates integers; stop_gradient is the identity, there being no autodiff).
+// own (lax.div truncates integers; stop_gradient maps over a pytree).
 void add_elementwise(ModuleObj& m) {
   // The elementwise primitives of the table's lax column (ir/elementwise_ops.hpp).
   ir::for_each_binding([](const ir::EwInfo& e) { return e.lax_names; }, [&](EwOp op, std::string_view n) {
@@ -132,9 +133,17 @@ void add_elementwise(ModuleObj& m) {
       return std::vector<ValueId>{trace::clip(t, ids[1], ids[0], ids[2])};
     });
   });
+  // Over a pytree, as JAX: each leaf the same value with a zero derivative.
   def_lax(m, "stop_gradient", [](Interp& I, CallArgs& a) {
     interp::bi::func_nargs(I, a, "stop_gradient", 1, 1);
-    return a.args[0];
+    std::vector<Value> leaves;
+    api::TreeDef def = api::tree_flatten(I, a.args[0], leaves);
+    for (auto& leaf : leaves)
+      leaf = apply(I, "stop_gradient", {leaf}, [](Trace& t, const std::vector<ValueId>& ids) {
+        return std::vector<ValueId>{trace::stop_gradient(t, ids[0])};
+      });
+    size_t pos = 0;
+    return api::tree_unflatten(I, def, leaves, pos);
   });
 }
 

@@ -15,6 +15,7 @@ void register_api_modules() {
     register_random_module();
     register_tree_util_module();
     register_scipy_module();
+    register_nn_module();
   });
 }
 

@@ -14,6 +14,7 @@ void register_lax_module();        // jax.lax
 void register_random_module();     // jax.random
 void register_tree_util_module();  // jax.tree_util
 void register_scipy_module();      // jax.scipy, jax.scipy.special
+void register_nn_module();         // jax.nn
 
 // Array methods, properties and operator dunders on jax.Array / numpy.ndarray.
 void install_array_methods();

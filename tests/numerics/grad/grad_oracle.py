@@ -96,6 +96,16 @@ add("clip", ["a"], "lambda a: jnp.clip(a, -0.5, 0.7)", lambda a: np.clip(a, -0.5
 add("broadcast_add", ["a", "v"], "lambda a, v: a + v", lambda a, v: a + v)
 add("broadcast_scalar", ["a"], "lambda a: a * 3.0 + 1.0", lambda a: a * 3.0 + 1.0)
 add("astype_roundtrip", ["a"], "lambda a: (a * 2).astype(jnp.float32)", lambda a: a * 2)
+# jax.nn
+_sig = lambda v: 1 / (1 + np.exp(-v))
+add("nn_relu", ["a"], "lambda a: jax.nn.relu(a) * a", lambda a: np.maximum(a, 0) * a)
+add("nn_gelu", ["a"], "lambda a: jax.nn.gelu(a)", lambda a: 0.5 * a * (1 + np.tanh(np.sqrt(2 / np.pi) * (a + 0.044715 * a ** 3))))
+add("nn_silu", ["a"], "lambda a: jax.nn.silu(a)", lambda a: a * _sig(a))
+add("nn_softplus", ["a"], "lambda a: jax.nn.softplus(a)", lambda a: np.logaddexp(a, 0))
+add("nn_elu", ["a"], "lambda a: jax.nn.elu(a)", lambda a: np.where(a > 0, a, np.expm1(np.minimum(a, 0))))
+add("nn_softmax", ["a"], "lambda a: jax.nn.softmax(a)", lambda a: np.exp(a - a.max(-1, keepdims=True)) / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True))
+add("nn_log_softmax", ["a"], "lambda a: jax.nn.log_softmax(a, axis=0)", lambda a: a - _lse(a, 0)[None, :])
+add("nn_standardize", ["a"], "lambda a: jax.nn.standardize(a)", lambda a: (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-5))
 # reductions and scans
 add("sum_ax0", ["a"], "lambda a: jnp.sum(jnp.sin(a), axis=0)", lambda a: np.sum(np.sin(a), axis=0))
 add("sum_all", ["a"], "lambda a: jnp.sum(a * a)", lambda a: np.sum(a * a))
