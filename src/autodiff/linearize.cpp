@@ -13,8 +13,12 @@ namespace shard::autodiff {
 using ir::OpKind;
 
 namespace {
-// Ops without operands are cheaper to repeat in the linear function than to pass in.
-bool is_source(const ir::Op& op) { return op.operands.empty() && op.regions.empty(); }
+// Scalar constants and iotas are cheaper to repeat in the linear function than to pass in;
+// an array literal (a closed-over array) is passed, so its data exists once.
+bool is_source(const ir::Op& op, const ir::Function& f) {
+  if (!op.operands.empty() || !op.regions.empty()) return false;
+  return op.kind != OpKind::Constant || f.type(op.results.at(0)).num_elements() <= 1;
+}
 
 [[noreturn]] void not_linearizable(const ir::Op& op) {
   if (op.kind == OpKind::While)
@@ -90,7 +94,7 @@ Linearized linearize(Trace& t, const ir::Function& f, const std::vector<ValueId>
     const auto i = static_cast<size_t>(v);
     if (!known[i] || to_l[i] != -1) return;
     const ir::Op* p = producer[i];
-    if (p && is_source(*p)) {
+    if (p && is_source(*p, g)) {
       to_l[i] = -2;  // placed below, after the params
       sources.push_back(p);
       return;
