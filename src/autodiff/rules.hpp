@@ -5,7 +5,8 @@
 //                          dynamic_slice, dynamic_update_slice, constants and iota
 //   rules_reduce.cpp       reductions, arg-reductions, cumulative ops, sort, dot_general
 //   rules_sharding.cpp     reshard, sharding constraints, the shard_map collectives
-//   rules_control.cpp      while, cond, scan, shard_map, host callbacks
+//   rules_control.cpp      while, cond, scan, shard_map, host callbacks (their partial
+//                          evaluation, for reverse mode, is in partial_eval_control.cpp)
 // rule_table.cpp binds them to the op kinds: every kind must have a JVP rule (a missing one
 // does not link), and the kinds listed in SHARD_TRANSPOSABLE_OPS a transpose rule.
 #pragma once
@@ -70,7 +71,9 @@ using TransposeRule = std::vector<Tangent> (*)(TransposeArgs&);
   X(AllToAll)                     \
   X(CollectivePermute)            \
   X(DynamicSlice)                 \
-  X(DynamicUpdateSlice)
+  X(DynamicUpdateSlice)           \
+  X(Scan)                         \
+  X(Cond)
 
 #define X(e, n, a, r, l) JvpOut jvp_##e(JvpArgs&);
 SHARD_IR_OPS(X)

@@ -238,6 +238,108 @@ JvpOut jvp_ShardMap(JvpArgs& a) {
   return out;
 }
 
+// ---- transposes (of the unknown halves partial_eval_control.cpp makes) ------------------------
+
+// scan: the transposed body runs in the other direction, carrying the cotangents of the
+// carries and accumulating those of the linear consts; the cotangents of the ys come in as
+// xs and those of the linear xs leave as ys. Operands that are not linear are residuals.
+std::vector<Tangent> transpose_Scan(TransposeArgs& a) {
+  Trace& t = a.t;
+  const auto& s = a.op.attr<ir::attr::Scan>();
+  const ir::Function& body = *a.op.regions.at(0);
+  const auto nc = static_cast<size_t>(s.num_consts), nk = static_cast<size_t>(s.num_carry);
+  const size_t nx = a.op.operands.size() - nc - nk, ny = a.op.results.size() - nk;
+  std::vector<size_t> nl_c, lin_c, nl_x, lin_x;
+  for (size_t i = 0; i < nc; ++i) (a.linear[i] ? lin_c : nl_c).push_back(i);
+  for (size_t i = 0; i < nx; ++i) (a.linear[nc + nk + i] ? lin_x : nl_x).push_back(nc + nk + i);
+  // The body with its params as transpose() wants them: residuals first.
+  std::vector<size_t> order = nl_c;
+  order.insert(order.end(), nl_x.begin(), nl_x.end());
+  order.insert(order.end(), lin_c.begin(), lin_c.end());
+  for (size_t i = 0; i < nk; ++i) order.push_back(nc + i);
+  order.insert(order.end(), lin_x.begin(), lin_x.end());
+  auto linear_body = regroup(body, {order}, {iota_from(0, nk + ny)});
+
+  auto bt = std::make_shared<Trace>(body.name, t.mesh());
+  bt->set_loc(t.loc());
+  auto ptype = [&](size_t i) { return body.type(body.params[i]); };
+  std::vector<ValueId> res, acc, ct_k, ct_y;
+  for (auto i : nl_c) res.push_back(bt->param(ptype(i)));
+  for (auto i : lin_c) acc.push_back(bt->param(ptype(i)));
+  for (size_t i = 0; i < nk; ++i) ct_k.push_back(bt->param(ptype(nc + i)));
+  for (auto i : nl_x) res.push_back(bt->param(ptype(i)));
+  for (size_t i = 0; i < ny; ++i) ct_y.push_back(bt->param(body.type(body.results[nk + i])));
+  std::vector<Tangent> cts(ct_k.begin(), ct_k.end());
+  cts.insert(cts.end(), ct_y.begin(), ct_y.end());
+  auto got = transpose(*bt, *linear_body, res, cts);  // [lin c, carries, lin x]
+  std::vector<ValueId> results;
+  for (size_t j = 0; j < lin_c.size(); ++j) results.push_back(got[j] ? add(*bt, acc[j], *got[j]) : acc[j]);
+  for (size_t i = 0; i < nk; ++i) results.push_back(instantiate(*bt, got[lin_c.size() + i], ptype(nc + i)));
+  for (size_t j = 0; j < lin_x.size(); ++j) results.push_back(instantiate(*bt, got[lin_c.size() + nk + j], ptype(lin_x[j])));
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ArrayType want = i < lin_c.size() ? ptype(lin_c[i]) : i < lin_c.size() + nk ? ptype(nc + i - lin_c.size())
+                                                                                        : ptype(lin_x[i - lin_c.size() - nk]);
+    results[i] = fit_type(*bt, results[i], want);
+  }
+  auto fn = std::make_shared<const ir::Function>(bt->finish(results));
+
+  std::vector<ValueId> operands;
+  for (auto i : nl_c) operands.push_back(a.x[i]);
+  for (auto i : lin_c) operands.push_back(zeros(t, a.operand_type(i)));
+  for (size_t i = 0; i < nk; ++i) operands.push_back(a.ct_value(i));
+  for (auto i : nl_x) operands.push_back(a.x[i]);
+  for (size_t i = 0; i < ny; ++i) operands.push_back(a.ct_value(nk + i));
+  std::vector<ArrayType> types;
+  for (auto i : lin_c) types.push_back(a.operand_type(i));
+  for (size_t i = 0; i < nk; ++i) types.push_back(a.operand_type(nc + i));
+  for (auto i : lin_x) types.push_back(a.operand_type(i));
+  ir::attr::Scan attrs{static_cast<int64_t>(nl_c.size()), static_cast<int64_t>(lin_c.size() + nk), s.length, !s.reverse};
+  auto rs = t.emit_multi(OpKind::Scan, operands, types, attrs, {fn});
+  std::vector<Tangent> out(a.op.operands.size());
+  size_t pos = 0;
+  for (auto i : lin_c) out[i] = rs[pos++];
+  for (size_t i = 0; i < nk; ++i) out[nc + i] = rs[pos++];
+  for (auto i : lin_x) out[i] = rs[pos++];
+  return out;
+}
+
+// cond: the same branch index picks the transposed branch; operands that are not linear
+// (the residuals) are passed to every branch.
+std::vector<Tangent> transpose_Cond(TransposeArgs& a) {
+  Trace& t = a.t;
+  const size_t n = a.op.operands.size() - 1, nr = a.op.results.size();
+  std::vector<size_t> nl, lin;
+  for (size_t i = 0; i < n; ++i) (a.linear[1 + i] ? lin : nl).push_back(i);
+  std::vector<size_t> order = nl;
+  order.insert(order.end(), lin.begin(), lin.end());
+  std::vector<std::shared_ptr<const ir::Function>> branches;
+  for (auto& br : a.op.regions) {
+    auto linear_branch = regroup(*br, {order}, {iota_from(0, nr)});
+    auto bt = std::make_shared<Trace>(br->name, t.mesh());
+    bt->set_loc(t.loc());
+    std::vector<ValueId> res;
+    std::vector<Tangent> cts;
+    for (auto i : nl) res.push_back(bt->param(br->type(br->params[i])));
+    for (size_t i = 0; i < nr; ++i) cts.push_back(bt->param(br->type(br->results[i])));
+    auto got = transpose(*bt, *linear_branch, res, cts);
+    std::vector<ValueId> results;
+    for (size_t j = 0; j < lin.size(); ++j) {
+      const ArrayType want = br->type(br->params[lin[j]]);
+      results.push_back(fit_type(*bt, instantiate(*bt, got[j], want), want));
+    }
+    branches.push_back(std::make_shared<const ir::Function>(bt->finish(results)));
+  }
+  std::vector<ValueId> operands{a.x[0]};
+  for (auto i : nl) operands.push_back(a.x[1 + i]);
+  for (size_t i = 0; i < nr; ++i) operands.push_back(a.ct_value(i));
+  std::vector<ArrayType> types;
+  for (auto i : lin) types.push_back(a.operand_type(1 + i));
+  auto rs = t.emit_multi(OpKind::Cond, operands, types, a.op.attrs, branches);
+  std::vector<Tangent> out(a.op.operands.size());
+  for (size_t j = 0; j < lin.size(); ++j) out[1 + lin[j]] = rs[j];
+  return out;
+}
+
 // A host callback (jax.debug.print) sees primals; it has no results to differentiate.
 JvpOut jvp_HostCallback(JvpArgs& a) { return emit_primal(a); }
 

@@ -292,7 +292,14 @@ void verify_control_flow(const Function& f, const Op& op, const std::string& whe
       expect_params(*op.regions[1], body_in, "body");
       if (op.regions[0]->results.size() != 1 || op.regions[0]->type(op.regions[0]->results[0]).dtype() != DType::Bool)
         problems.push_back(where + ": cond must return one bool");
-      if (op.regions[1]->results.size() != carries.size()) problems.push_back(where + ": body result count");
+      if (op.regions[1]->results.size() != carries.size()) {
+        problems.push_back(where + ": body result count");
+        break;
+      }
+      for (size_t i = 0; i < carries.size(); ++i)
+        for (const ArrayType* t : {&op.regions[1]->type(op.regions[1]->results[i]), &f.type(op.results[i])})
+          if (!same(*t, f.type(carries[i])))
+            problems.push_back(fmt::format("{}: carry {} enters as {} but is also {}", where, i, short_type(f.type(carries[i])), short_type(*t)));
       break;
     }
     case OpKind::Fusion:
@@ -311,8 +318,17 @@ void verify_control_flow(const Function& f, const Op& op, const std::string& whe
       const auto nc = static_cast<size_t>(op.attr<attr::Scan>().num_consts), nk = static_cast<size_t>(op.attr<attr::Scan>().num_carry);
       if (nc + nk > ops.size() || nk > op.results.size()) { problems.push_back(where + ": operand counts"); return; }
       const Function& body = *op.regions[0];
-      if (body.params.size() != ops.size() || body.results.size() != op.results.size())
+      if (body.params.size() != ops.size() || body.results.size() != op.results.size()) {
         problems.push_back(where + ": body signature");
+        break;
+      }
+      // A carry has one type on the way in, through the body and on the way out.
+      for (size_t i = 0; i < nk; ++i) {
+        const auto& in = f.type(ops[nc + i]);
+        for (const ArrayType* t : {&body.type(body.params[nc + i]), &body.type(body.results[i]), &f.type(op.results[i])})
+          if (!same(*t, in))
+            problems.push_back(fmt::format("{}: carry {} enters as {} but is also {}", where, i, short_type(in), short_type(*t)));
+      }
       break;
     }
     default: break;

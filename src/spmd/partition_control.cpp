@@ -73,7 +73,9 @@ void Partitioner::partition_control(const ir::Op& op) {
     }
     std::vector<PartitionSpec> want;
     for (size_t r = 0; r < op.results.size(); ++r) {
-      auto l = type_layout(op.results[r]);
+      // A carry leaves with the layout it entered with (the Auto plan may have picked
+      // another for the result), so the body's carries have one type.
+      auto l = r < nk ? in_layouts[nc + r] : type_layout(op.results[r]);
       out_layouts.push_back(l);
       if (r >= nk) {
         auto e = l.entries();
