@@ -14,7 +14,11 @@ using ir::EwOp;
 namespace {
 ValueId un(Trace& t, EwOp op, ValueId x) { return trace::unary(t, ir::ew_info(op).primitive, op, x); }
 ValueId bin(Trace& t, EwOp op, ValueId a, ValueId b) { return trace::binary(t, ir::ew_info(op).primitive, op, a, b); }
-Tangent scale(Trace& t, const Tangent& d, ValueId s) { return d ? Tangent(mul(t, *d, s)) : std::nullopt; }
+// d * s(), with the scale computed only for a nonzero tangent (no dead primal-side ops).
+template <class F>
+Tangent scale(Trace& t, const Tangent& d, F&& s) {
+  return d ? Tangent(mul(t, *d, s())) : std::nullopt;
+}
 // 1 where x == z (0.5 when y == z too), else 0: max/min's share of the tangent.
 ValueId balanced_eq(Trace& t, ValueId x, ValueId z, ValueId y) {
   ValueId one = scalar_like(t, 1, x), half = scalar_like(t, 0.5, x), zero = scalar_like(t, 0, x);
@@ -41,51 +45,53 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     case EwOp::Gt: case EwOp::Ge: case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
       break;
     case EwOp::Neg: if (dx) dy = neg(t, *dx); break;
-    case EwOp::Abs: dy = scale(t, dx, un(t, EwOp::Sign, x)); break;
-    case EwOp::Sqrt: dy = scale(t, dx, div(t, c(0.5), y)); break;
-    case EwOp::Rsqrt: dy = scale(t, dx, mul(t, div(t, y, x), c(-0.5))); break;
-    case EwOp::Cbrt: dy = scale(t, dx, mul(t, c(1.0 / 3.0), trace::integer_pow(t, y, -2))); break;
-    case EwOp::Exp: dy = scale(t, dx, y); break;
-    case EwOp::Expm1: dy = scale(t, dx, add(t, y, c(1))); break;
+    case EwOp::Abs: dy = scale(t, dx, [&] { return un(t, EwOp::Sign, x); }); break;
+    case EwOp::Sqrt: dy = scale(t, dx, [&] { return div(t, c(0.5), y); }); break;
+    case EwOp::Rsqrt: dy = scale(t, dx, [&] { return mul(t, div(t, y, x), c(-0.5)); }); break;
+    case EwOp::Cbrt: dy = scale(t, dx, [&] { return mul(t, c(1.0 / 3.0), trace::integer_pow(t, y, -2)); }); break;
+    case EwOp::Exp: dy = scale(t, dx, [&] { return y; }); break;
+    case EwOp::Expm1: dy = scale(t, dx, [&] { return add(t, y, c(1)); }); break;
     case EwOp::Log: if (dx) dy = div(t, *dx, x); break;
     case EwOp::Log1p: if (dx) dy = div(t, *dx, add(t, x, c(1))); break;
-    case EwOp::Sin: dy = scale(t, dx, un(t, EwOp::Cos, x)); break;
-    case EwOp::Cos: dy = scale(t, dx, neg(t, un(t, EwOp::Sin, x))); break;
-    case EwOp::Tan: dy = scale(t, dx, add(t, c(1), mul(t, y, y))); break;
-    case EwOp::Sinh: dy = scale(t, dx, un(t, EwOp::Cosh, x)); break;
-    case EwOp::Cosh: dy = scale(t, dx, un(t, EwOp::Sinh, x)); break;
-    case EwOp::Tanh: dy = scale(t, dx, sub(t, c(1), mul(t, y, y))); break;
-    case EwOp::Logistic: dy = scale(t, dx, mul(t, y, sub(t, c(1), y))); break;
+    case EwOp::Sin: dy = scale(t, dx, [&] { return un(t, EwOp::Cos, x); }); break;
+    case EwOp::Cos: dy = scale(t, dx, [&] { return neg(t, un(t, EwOp::Sin, x)); }); break;
+    case EwOp::Tan: dy = scale(t, dx, [&] { return add(t, c(1), mul(t, y, y)); }); break;
+    case EwOp::Sinh: dy = scale(t, dx, [&] { return un(t, EwOp::Cosh, x); }); break;
+    case EwOp::Cosh: dy = scale(t, dx, [&] { return un(t, EwOp::Sinh, x); }); break;
+    case EwOp::Tanh: dy = scale(t, dx, [&] { return sub(t, c(1), mul(t, y, y)); }); break;
+    case EwOp::Logistic: dy = scale(t, dx, [&] { return mul(t, y, sub(t, c(1), y)); }); break;
     case EwOp::Erf:
     case EwOp::Erfc: {
-      ValueId g = mul(t, c((e.op == EwOp::Erf ? 2 : -2) / std::sqrt(std::numbers::pi)), un(t, EwOp::Exp, neg(t, mul(t, x, x))));
-      dy = scale(t, dx, g);
+      const double k = (e.op == EwOp::Erf ? 2 : -2) / std::sqrt(std::numbers::pi);
+      dy = scale(t, dx, [&] { return mul(t, c(k), un(t, EwOp::Exp, neg(t, mul(t, x, x)))); });
       break;
     }
-    case EwOp::ErfInv: dy = scale(t, dx, mul(t, c(std::sqrt(std::numbers::pi) / 2), un(t, EwOp::Exp, mul(t, y, y)))); break;
-    case EwOp::Square: dy = scale(t, dx, mul(t, c(2), x)); break;
+    case EwOp::ErfInv: dy = scale(t, dx, [&] { return mul(t, c(std::sqrt(std::numbers::pi) / 2), un(t, EwOp::Exp, mul(t, y, y))); }); break;
+    case EwOp::Square: dy = scale(t, dx, [&] { return mul(t, c(2), x); }); break;
     case EwOp::IntegerPow:
       if (e.y == 0 || !dx) break;
       dy = e.y == 1 ? *dx : mul(t, *dx, mul(t, c(static_cast<double>(e.y)), trace::integer_pow(t, x, e.y - 1)));
       break;
-    case EwOp::Reciprocal: dy = scale(t, dx, neg(t, mul(t, y, y))); break;
+    case EwOp::Reciprocal: dy = scale(t, dx, [&] { return neg(t, mul(t, y, y)); }); break;
     case EwOp::Convert:
       if (dx && is_differentiable(a.result_type())) dy = emit_like1(t, a.fn, a.op, {*dx});
       break;
     case EwOp::Add: dy = add_tangents(t, dx, a.dx[1]); break;
     case EwOp::Sub: dy = a.dx[1] ? add_tangents(t, dx, neg(t, *a.dx[1])) : dx; break;
-    case EwOp::Mul: dy = add_tangents(t, scale(t, dx, a.x[1]), scale(t, a.dx[1], x)); break;
+    case EwOp::Mul: dy = add_tangents(t, scale(t, dx, [&] { return a.x[1]; }), scale(t, a.dx[1], [&] { return x; })); break;
     case EwOp::Div: {
       Tangent d0 = dx ? Tangent(div(t, *dx, a.x[1])) : std::nullopt;
-      dy = add_tangents(t, d0, scale(t, a.dx[1], neg(t, div(t, y, a.x[1]))));
+      dy = add_tangents(t, d0, scale(t, a.dx[1], [&] { return neg(t, div(t, y, a.x[1])); }));
       break;
     }
     case EwOp::Rem:
     case EwOp::Mod: {
       // x - y * q with q = trunc(x / y) (rem) or floor(x / y) (remainder).
-      ValueId q = bin(t, EwOp::Div, x, a.x[1]);
-      q = e.op == EwOp::Mod ? un(t, EwOp::Floor, q) : mul(t, un(t, EwOp::Sign, q), un(t, EwOp::Floor, un(t, EwOp::Abs, q)));
-      dy = add_tangents(t, dx, scale(t, a.dx[1], neg(t, q)));
+      dy = add_tangents(t, dx, scale(t, a.dx[1], [&] {
+                          ValueId q = bin(t, EwOp::Div, x, a.x[1]);
+                          q = e.op == EwOp::Mod ? un(t, EwOp::Floor, q) : mul(t, un(t, EwOp::Sign, q), un(t, EwOp::Floor, un(t, EwOp::Abs, q)));
+                          return neg(t, q);
+                        }));
       break;
     }
     case EwOp::Pow: {
@@ -101,15 +107,15 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     }
     case EwOp::Max:
     case EwOp::Min:
-      dy = add_tangents(t, scale(t, dx, balanced_eq(t, x, y, a.x[1])), scale(t, a.dx[1], balanced_eq(t, a.x[1], y, x)));
+      dy = add_tangents(t, scale(t, dx, [&] { return balanced_eq(t, x, y, a.x[1]); }), scale(t, a.dx[1], [&] { return balanced_eq(t, a.x[1], y, x); }));
       break;
     case EwOp::Atan2: {
       ValueId r2 = add(t, mul(t, x, x), mul(t, a.x[1], a.x[1]));
-      dy = add_tangents(t, scale(t, dx, div(t, a.x[1], r2)), scale(t, a.dx[1], neg(t, div(t, x, r2))));
+      dy = add_tangents(t, scale(t, dx, [&] { return div(t, a.x[1], r2); }), scale(t, a.dx[1], [&] { return neg(t, div(t, x, r2)); }));
       break;
     }
     case EwOp::LogAddExp:
-      dy = add_tangents(t, scale(t, dx, un(t, EwOp::Exp, sub(t, x, y))), scale(t, a.dx[1], un(t, EwOp::Exp, sub(t, a.x[1], y))));
+      dy = add_tangents(t, scale(t, dx, [&] { return un(t, EwOp::Exp, sub(t, x, y)); }), scale(t, a.dx[1], [&] { return un(t, EwOp::Exp, sub(t, a.x[1], y)); }));
       break;
     case EwOp::Select:
       if (a.dx[1] || a.dx[2])

@@ -47,8 +47,12 @@ void remove_dead_ops(ir::Function& f) {
 Partitioned Partitioner::run(const std::vector<PartitionSpec>& in_layouts, const std::vector<PartitionSpec>& want) {
   map_.resize(g_.value_types.size());
   def_.assign(g_.value_types.size(), nullptr);
-  for (const auto& op : g_.ops)
+  users_.assign(g_.value_types.size(), {});
+  for (const auto& op : g_.ops) {
     for (auto r : op.results) def_[r] = &op;
+    for (auto v : op.operands) users_[v].push_back(&op);
+  }
+  for (auto v : g_.results) users_[v].push_back(nullptr);  // a result leaves in its type's layout
   for (size_t i = 0; i < g_.params.size(); ++i) {
     auto p = g_.params[i];
     const auto& t = g_.type(p);
@@ -350,6 +354,9 @@ void Partitioner::partition_dot(const ir::Op& op) {
     // When the result is wanted sharded over exactly the partial axes on a dim it leaves
     // whole, reduce-scatter onto that dim (half the traffic of all-reduce, no slicing).
     PartitionSpec want = result_layout(ot, &layout);
+    // A result only ever resharded (the transpose of a gather: a weight gradient under
+    // FSDP) can be left as its reshards want it: sum and scatter are one reduce-scatter.
+    if (auto resharded = common_reshard_layout(op.results[0])) want = *resharded;
     int64_t scatter = -1;
     for (size_t d = 0; d < ot.rank() && scatter < 0; ++d)
       if (layout[d].empty() && want[d] == partial && ot.shape()[d] % am_.axes_size(partial) == 0) scatter = static_cast<int64_t>(d);
@@ -362,6 +369,31 @@ void Partitioner::partition_dot(const ir::Op& op) {
     }
   }
   define_conformed(op, local, layout);
+}
+
+std::optional<PartitionSpec> Partitioner::common_reshard_layout(ir::ValueId v) const {
+  std::optional<PartitionSpec> common;
+  const auto rank = gtype(v).rank();
+  for (const ir::Op* u : users_[v]) {
+    if (u && u->kind == OpKind::Transpose) {  // through a transpose: its layout, permuted back
+      auto after = common_reshard_layout(u->results[0]);
+      if (!after) return std::nullopt;
+      const auto& perm = u->attr<ir::attr::Transpose>().permutation;
+      std::vector<PartitionSpec::Entry> e(rank);
+      for (size_t j = 0; j < perm.size(); ++j) e[static_cast<size_t>(perm[j])] = (*after)[j];
+      PartitionSpec l(e);
+      if (common && !(*common == l)) return std::nullopt;
+      common = l;
+      continue;
+    }
+    if (!u || (u->kind != OpKind::Reshard && u->kind != OpKind::ShardingConstraint)) return std::nullopt;
+    PartitionSpec l = u->kind == OpKind::Reshard ? normalized(gtype(u->results[0]).spec(), rank)
+                      : u->attr<ir::attr::ShardingConstraint>().sharding ? normalized(*u->attr<ir::attr::ShardingConstraint>().sharding, rank)
+                                                                          : normalized(gtype(u->results[0]).spec(), rank);
+    if (common && !(*common == l)) return std::nullopt;
+    common = l;
+  }
+  return common;
 }
 
 Partitioned partition(const ir::Function& global, const types::Mesh& mesh, const std::vector<PartitionSpec>& in_layouts) {

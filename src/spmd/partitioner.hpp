@@ -52,11 +52,20 @@ class Partitioner {
 
   void define(ir::ValueId global, ir::ValueId local, PartitionSpec layout) { map_[global] = {local, std::move(layout)}; }
 
-  // Defines the result of `op` as `local` in `layout`, resharded to what the type demands.
+  // Defines the result of `op` as `local` in `layout`, resharded to what the type demands
+  // -- unless every user reshards it to `layout` anyway (the transpose of a gather, such as
+  // an FSDP weight gradient): then it stays, and its reshards move nothing.
   void define_conformed(const ir::Op& op, ir::ValueId local, const PartitionSpec& layout) {
     const auto& t = gtype(op.results[0]);
     PartitionSpec want = result_layout(t, &layout);
-    if (!(normalized(layout, t.rank()) == want)) local = b_.reshard(local, t.dtype(), t.shape(), layout, want, why(op));
+    const PartitionSpec have = normalized(layout, t.rank());
+    if (!(have == want)) {
+      if (auto resharded = common_reshard_layout(op.results[0]); resharded && *resharded == have) {
+        define(op.results[0], local, have);
+        return;
+      }
+      local = b_.reshard(local, t.dtype(), t.shape(), layout, want, why(op));
+    }
     define(op.results[0], local, want);
   }
 
@@ -88,8 +97,13 @@ class Partitioner {
   // axes and are one copy along the others, so no data moves.
   void partition_shard_map(const ir::Op& op);
 
+  // The layout all users of `v` reshard it to, when every user is a reshard or sharding
+  // constraint to one layout (and `v` is not a result of the function).
+  std::optional<PartitionSpec> common_reshard_layout(ir::ValueId v) const;
+
   const ir::Function& g_;
   std::vector<const ir::Op*> def_;  // the op defining each global value (null for params)
+  std::vector<std::vector<const ir::Op*>> users_;  // the ops reading each global value (null: a result)
   std::vector<std::pair<std::pair<ir::ValueId, PartitionSpec>, ir::ValueId>> rebroadcast_;
   const types::Mesh& mesh_;
   std::vector<CollectiveRecord>& ledger_;
