@@ -70,7 +70,8 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     case EwOp::Square: dy = scale(t, dx, [&] { return mul(t, c(2), x); }); break;
     case EwOp::IntegerPow:
       if (e.y == 0 || !dx) break;
-      dy = e.y == 1 ? *dx : mul(t, *dx, mul(t, c(static_cast<double>(e.y)), trace::integer_pow(t, x, e.y - 1)));
+      if (e.y == 1) dy = *dx;
+      else dy = mul(t, *dx, mul(t, c(static_cast<double>(e.y)), e.y == 2 ? x : trace::integer_pow(t, x, e.y - 1)));
       break;
     case EwOp::Reciprocal: dy = scale(t, dx, [&] { return neg(t, mul(t, y, y)); }); break;
     case EwOp::Convert:

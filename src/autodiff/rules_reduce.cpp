@@ -139,13 +139,23 @@ ValueId dot_transpose(Trace& t, ValueId ct, const ArrayType& x, ValueId y, const
   std::vector<int64_t> pre = x_batch;  // x's dim at each position of the product
   pre.insert(pre.end(), x_kept.begin(), x_kept.end());
   for (auto i : order) pre.push_back(x_contract[i]);
+  // With y as the left operand the product's dims come as [batch, x's contracting dims, x's
+  // free dims]; when that is x's own order, no transpose (a copy) is needed after.
+  std::vector<int64_t> pre_swapped = x_batch;
+  for (auto i : order) pre_swapped.push_back(x_contract[i]);
+  pre_swapped.insert(pre_swapped.end(), x_kept.begin(), x_kept.end());
+  const bool swapped = !std::is_sorted(pre.begin(), pre.end()) && std::is_sorted(pre_swapped.begin(), pre_swapped.end());
+  if (swapped) {
+    pre = pre_swapped;
+    dims = sharding::DotDims{y_kept, ans_y, y_batch, ans_batch};
+  }
   sharding::OptOutSharding out_sharding;
   if (auto pinned = pinned_sharding(t, x)) {
     std::vector<types::PartitionSpec::Entry> entries;
     for (auto d : pre) entries.push_back(x.spec()[static_cast<size_t>(d)]);
     out_sharding = sharding::OutSharding{types::PartitionSpec(entries)};
   }
-  ValueId prod = trace::dot_general(t, ct, y, dims, out_sharding);
+  ValueId prod = swapped ? trace::dot_general(t, y, ct, dims, out_sharding) : trace::dot_general(t, ct, y, dims, out_sharding);
   std::vector<int64_t> perm(pre.size());  // argsort(pre)
   std::iota(perm.begin(), perm.end(), 0);
   std::sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) { return pre[static_cast<size_t>(i)] < pre[static_cast<size_t>(j)]; });

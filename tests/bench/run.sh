@@ -8,9 +8,13 @@ build=${1:-$here/../../build}
 shard=$build/src/shard
 py=/usr/bin/python3  # Debian's python3 has numpy
 
-# side_by_side SHARD_PROGRAM NUMPY_PROGRAM: pairs their "name seconds" lines in order.
+# side_by_side SHARD_PROGRAM NUMPY_PROGRAM: pairs their "name seconds" lines in order. The
+# two run one after the other, so neither competes with the other for the 2 cores.
 side_by_side() {
-  paste <("$shard" "$1") <("$py" "$2") | while read -r name s _ n; do
+  local a b
+  a=$("$shard" "$1")
+  b=$("$py" "$2")
+  paste <(echo "$a") <(echo "$b") | while read -r name s _ n; do
     awk -v name="$name" -v s="$s" -v n="$n" 'BEGIN {
       unit = (s < 1e-3) ? 1e6 : 1e3; u = (s < 1e-3) ? "us" : "ms";
       printf "%-20s shard %9.2f %s   numpy %9.2f %s   numpy/shard %.4gx\n", name, s*unit, u, n*unit, u, n/s }'
@@ -30,3 +34,20 @@ if [ -x "$build/tests/bench/bench_collectives" ]; then
   echo "== runtime collectives (8 device threads)"
   "$build/tests/bench/bench_collectives"
 fi
+
+# PyTorch (Debian's python3-torch) is a benchmark peer only: installed here when missing,
+# never by the test suite.
+if ! "$py" -c "import torch" 2>/dev/null; then
+  echo "(installing python3-torch for the training benchmark)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -qq python3-torch >/dev/null; else sudo apt-get install -y -qq python3-torch >/dev/null; fi
+fi
+echo "== training step (MLP 1024->4096->1024, batch 2048; shard on 2 devices, PyTorch 2 threads)"
+s_out=$("$shard" "$here/train_step.shard")
+t_out=$("$py" "$here/torch_train_step.py")
+n_out=$("$py" "$here/numpy_train_step.py")
+paste <(echo "$s_out") <(echo "$t_out") <(echo "$n_out") |
+  while read -r name s _ t _ n; do
+    awk -v name="$name" -v s="$s" -v t="$t" -v n="$n" 'BEGIN {
+      printf "%-20s shard %8.1f ms   torch %8.1f ms   numpy %8.1f ms   torch/shard %.3gx   numpy/shard %.3gx\n",
+             name, s*1e3, t*1e3, n*1e3, t/s, n/s }'
+  done
