@@ -5,6 +5,7 @@
 //                          dynamic_slice, dynamic_update_slice, constants and iota
 //   rules_reduce.cpp       reductions, arg-reductions, cumulative ops, sort, dot_general
 //   rules_sharding.cpp     reshard, sharding constraints, the shard_map collectives
+//   rules_custom.cpp       custom_jvp / custom_vjp calls (the user's rules)
 //   rules_control.cpp      while, cond, scan, shard_map, host callbacks (their partial
 //                          evaluation, for reverse mode, is in partial_eval_control.cpp)
 // rule_table.cpp binds them to the op kinds: every kind must have a JVP rule (a missing one
@@ -73,7 +74,8 @@ using TransposeRule = std::vector<Tangent> (*)(TransposeArgs&);
   X(DynamicSlice)                 \
   X(DynamicUpdateSlice)           \
   X(Scan)                         \
-  X(Cond)
+  X(Cond)                         \
+  X(CustomVjpLin)
 
 #define X(e, n, a, r, l) JvpOut jvp_##e(JvpArgs&);
 SHARD_IR_OPS(X)

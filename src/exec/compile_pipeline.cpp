@@ -42,7 +42,9 @@ std::shared_ptr<CompiledProgram> compile_program(const ir::Function& global, con
 
   {
     StageTimer timer(CompileStage::Partition);
-    program->parts = spmd::partition(global, mesh, layouts);
+    // Functions with custom derivatives run as their bodies.
+    if (ir::has_custom_calls(global)) program->parts = spmd::partition(ir::inline_custom_calls(global), mesh, layouts);
+    else program->parts = spmd::partition(global, mesh, layouts);
   }
   {
     StageTimer timer(CompileStage::DevicePasses);

@@ -173,6 +173,24 @@ struct HostCallback {
   std::shared_ptr<const void> callable;  // exec::HostCallback; equal identities call alike
   SHARD_ATTR_FIELDS(HostCallback, identity, varying)
 };
+// The rules are callables of the autodiff layer (autodiff/custom_rules.hpp); `identity`
+// names the Python function they come from (compared, hashed).
+struct CustomJvpCall {
+  Names identity;
+  std::shared_ptr<const void> rule;  // autodiff::CustomJvpRule
+  SHARD_ATTR_FIELDS(CustomJvpCall, identity)
+};
+struct CustomVjpCall {
+  Names identity;
+  std::shared_ptr<const void> fwd;  // autodiff::CustomVjpFwd
+  SHARD_ATTR_FIELDS(CustomVjpCall, identity)
+};
+struct CustomVjpLin {
+  Names identity;
+  int64_t num_residuals = 0;
+  std::shared_ptr<const void> bwd;  // autodiff::CustomVjpBwd
+  SHARD_ATTR_FIELDS(CustomVjpLin, identity, num_residuals)
+};
 struct While {  // operands: cond consts, body consts, carries
   int64_t cond_nconsts = 0, body_nconsts = 0;
   SHARD_ATTR_FIELDS(While, cond_nconsts, body_nconsts)

@@ -137,6 +137,15 @@ struct AttrText {
     if (!a.identity.empty()) kv.push_back(fmt::format("fmt={}", py_str_repr(a.identity[0])));
   }
   void operator()(const attr::Fusion&) { kv.push_back(fmt::format("jaxpr={}", region(0))); }
+  void operator()(const attr::CustomJvpCall& a) {
+    kv.push_back(fmt::format("call_jaxpr={}", region(0)));
+    if (!a.identity.empty()) kv.push_back(fmt::format("jvp={}", a.identity[0]));
+  }
+  void operator()(const attr::CustomVjpCall& a) {
+    kv.push_back(fmt::format("call_jaxpr={}", region(0)));
+    if (!a.identity.empty()) kv.push_back(fmt::format("fwd_jaxpr_thunk={}", a.identity[0]));
+  }
+  void operator()(const attr::CustomVjpLin& a) { kv.push_back(fmt::format("num_res={}", a.num_residuals)); }
   void operator()(const attr::ShardMap& a) {
     kv.push_back(fmt::format("axes={}", names(a.manual_axes)));
     kv.push_back(fmt::format("check_vma={}", flag(a.check_vma)));

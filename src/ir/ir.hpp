@@ -57,6 +57,11 @@ using types::PartitionSpec;
   X(Fusion, "fusion", -1, 1, "") /* per-device only: elementwise/movement chain, one LLVM loop */    \
   X(ShardMap, "shard_map", -1, -1, "") /* region: the body on local types */                         \
   X(HostCallback, "debug_callback", -1, 0, "")                                                        \
+  /* Functions with user-defined derivatives (jax.custom_jvp / custom_vjp): the region is the     \
+     function, inlined before partitioning; autodiff calls the rule instead of differentiating it. */ \
+  X(CustomJvpCall, "custom_jvp_call", -1, -1, "")                                                    \
+  X(CustomVjpCall, "custom_vjp_call", -1, -1, "")                                                    \
+  X(CustomVjpLin, "custom_lin", -1, -1, "") /* operands: residuals, tangents; transposed by bwd */    \
   X(While, "while", -1, -1, "") /* regions: cond (cond consts, carries) -> bool[],                  \
                                    body (body consts, carries) -> carries */                         \
   X(Cond, "cond", -1, -1, "")   /* regions: the branches, each (operands) -> results */             \
@@ -124,6 +129,12 @@ std::string op_display_name(const Op& op);
 //       c:f32[8@dp,4] = add a b
 //     in (c,) }
 std::string print(const Function& f);
+
+// The function with its custom_jvp_call / custom_vjp_call ops replaced by their regions'
+// ops (what runs when no derivative is taken); a custom_lin left over (a custom_vjp function
+// under forward mode) is JAX's TypeError.
+Function inline_custom_calls(const Function& f);
+bool has_custom_calls(const Function& f);
 
 // Structural identity of functions (ops, attributes, literal bytes, types, regions, source
 // locations): the compile cache's key without printing the IR.

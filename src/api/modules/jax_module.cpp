@@ -13,6 +13,7 @@
 #include "api/transforms/shard_map.hpp"
 #include "api/transforms/vmap.hpp"
 #include "api/transforms/grad.hpp"
+#include "api/transforms/custom_derivatives.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
@@ -375,6 +376,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
   install_shard_map(I, m);
   install_vmap(m);
   install_grad(m);
+  install_custom_derivatives(m);
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());

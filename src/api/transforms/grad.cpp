@@ -53,19 +53,25 @@ Value rebuild(Interp& I, const TreeDef& def, const std::vector<Value>& leaves) {
   return tree_unflatten(I, def, leaves, pos);
 }
 
-// `fun` traced as a region of t on the leaves' types; r.fn's params are the captured values,
-// then the leaves.
-Region trace_fun(Interp& I, trace::Trace& t, const Value& fun, const FlatArgs& flat, const std::vector<ValueId>& ids,
-                 const std::vector<std::pair<std::string, Value>>& kwargs) {
+// `fun` traced as a region of t on the leaves' types (the call's positional arguments are
+// `make_args(tracers)`); r.fn's params are the captured values, then the leaves.
+using MakeArgs = std::function<std::vector<Value>(const std::vector<Value>& tracers)>;
+Region trace_call(Interp& I, trace::Trace& t, const Value& fun, const MakeArgs& make_args, const std::vector<ValueId>& ids,
+                  const std::vector<std::pair<std::string, Value>>& kwargs) {
   std::vector<types::ArrayType> types;
   for (auto id : ids) types.push_back(t.type(id));
   return trace_region(I, t, "jvp", types, [&](const std::vector<Value>& tracers) {
     CallArgs call;
-    call.args = I.to_vector(rebuild(I, flat.def, tracers));
+    call.args = make_args(tracers);
     call.kwargs = kwargs;
     call.loc = I.current_loc();
     return I.call(fun, call);
   });
+}
+
+Region trace_fun(Interp& I, trace::Trace& t, const Value& fun, const FlatArgs& flat, const std::vector<ValueId>& ids,
+                 const std::vector<std::pair<std::string, Value>>& kwargs) {
+  return trace_call(I, t, fun, [&](const std::vector<Value>& tracers) { return I.to_vector(rebuild(I, flat.def, tracers)); }, ids, kwargs);
 }
 
 std::vector<ValueId> region_inputs(const Region& r, const std::vector<ValueId>& ids) {
@@ -95,15 +101,14 @@ std::vector<int64_t> parse_argnums(Interp& I, const Value& v, size_t nargs, bool
 Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, bool has_aux, bool allow_int, bool with_value,
                           CallArgs& a) {
   const char* what = with_value ? "value_and_grad" : "grad";
-  FlatArgs flat = flatten_args(I, a.args);
   bool argnums_tuple = false;
   auto argnums = parse_argnums(I, argnums_v, a.args.size(), argnums_tuple);
-  std::vector<bool> wrt(flat.leaves.size(), false);
-  for (size_t i = 0; i < flat.leaves.size(); ++i)
-    for (auto k : argnums) wrt[i] = wrt[i] || flat.arg_of[i] == static_cast<size_t>(k);
-  for (size_t i = 0; i < flat.leaves.size(); ++i) {
-    if (!wrt[i]) continue;
-    const Value& leaf = flat.leaves[i];
+  // Only the differentiated arguments are traced; the others are passed as they are (JAX's
+  // argnums_partial), so they may be any Python value.
+  std::vector<Value> dyn_args;
+  for (auto k : argnums) dyn_args.push_back(a.args[static_cast<size_t>(k)]);
+  FlatArgs flat = flatten_args(I, dyn_args);
+  for (const Value& leaf : flat.leaves) {
     if (!is_array_like(leaf) && !python_scalar_type(leaf, false))
       I.raise("TypeError", fmt::format("Argument '{}' of type {} is not a valid JAX type.", I.repr(leaf), I.type_name(leaf)));
     types::DType dt = is_array_like(leaf) ? type_of(leaf).dtype() : python_scalar_type(leaf, false)->dtype;
@@ -112,10 +117,16 @@ Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, b
                                        "{}. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.",
                                        what, types::dtype_name(dt)));
   }
+  auto make_args = [&](const std::vector<Value>& tracers) {
+    std::vector<Value> args = a.args;
+    auto dyn = I.to_vector(rebuild(I, flat.def, tracers));
+    for (size_t j = 0; j < argnums.size(); ++j) args[static_cast<size_t>(argnums[j])] = dyn[j];
+    return args;
+  };
   TreeDef out_def;
   size_t n_aux = 0;
   std::vector<Value> results = apply_multi(I, what, flat.leaves, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-    Region r = trace_fun(I, t, fun, flat, ids, a.kwargs);
+    Region r = trace_call(I, t, fun, make_args, ids, a.kwargs);
     out_def = r.out;
     // The differentiated output: the whole result, or the first of (output, aux).
     if (has_aux && (r.out.kind != TreeDef::Tuple || r.out.children.size() != 2))
@@ -134,30 +145,25 @@ Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, b
     n_aux = r.result_types.size() - 1;
     std::vector<ValueId> inputs = region_inputs(r, ids);
     std::vector<bool> wrt_all(r.captured.size(), false);
-    wrt_all.insert(wrt_all.end(), wrt.begin(), wrt.end());
+    wrt_all.insert(wrt_all.end(), ids.size(), true);
     auto lin = autodiff::linearize(t, *r.fn, inputs, wrt_all);
     std::vector<autodiff::Tangent> cts(r.result_types.size());
     cts[0] = autodiff::ones(t, out_t);
     auto grads = autodiff::transpose(t, lin.linear, lin.residuals, cts);
     std::vector<ValueId> out;
     if (with_value) out.push_back(lin.primals[0]);
-    size_t g = 0;
-    for (size_t i = 0; i < ids.size(); ++i)
-      if (wrt[i]) {
-        out.push_back(grads[g] ? *grads[g] : autodiff::zeros(t, t.type(ids[i])));
-        ++g;
-      }
+    for (size_t i = 0; i < ids.size(); ++i) out.push_back(grads[i] ? *grads[i] : autodiff::zeros(t, t.type(ids[i])));
     for (size_t i = 1; i < lin.primals.size(); ++i) out.push_back(lin.primals[i]);
     return out;
   });
   // Gradients shaped as the differentiated arguments.
   size_t pos = with_value ? 1 : 0;
   std::vector<Value> per_arg;
-  for (auto k : argnums) {
+  for (size_t j = 0; j < argnums.size(); ++j) {
     std::vector<Value> leaves;
     for (size_t i = 0; i < flat.leaves.size(); ++i)
-      if (flat.arg_of[i] == static_cast<size_t>(k)) leaves.push_back(results.at(pos + std::count(wrt.begin(), wrt.begin() + static_cast<long>(i), true)));
-    per_arg.push_back(rebuild(I, flat.def.children.at(static_cast<size_t>(k)), leaves));
+      if (flat.arg_of[i] == j) leaves.push_back(results.at(pos + i));
+    per_arg.push_back(rebuild(I, flat.def.children.at(j), leaves));
   }
   Value grads = argnums_tuple ? interp::make_tuple(per_arg) : per_arg.at(0);
   Value value = with_value ? results.at(0) : nullptr;
