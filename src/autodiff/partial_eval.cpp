@@ -98,6 +98,7 @@ PartialEval partial_eval(const ir::Function& f, const std::vector<bool>& unknown
       switch (op.kind) {
         case OpKind::Scan: partial_eval_scan(st, op); break;
         case OpKind::Cond: partial_eval_cond(st, op); break;
+        case OpKind::Checkpoint: partial_eval_checkpoint(st, op); break;
         default: not_partially_evaluable(op);
       }
       continue;

@@ -46,6 +46,7 @@ struct PeState {
 // into st.unknown, and sets kmap/umap/is_unknown for the op's results.
 void partial_eval_scan(PeState& st, const ir::Op& op);
 void partial_eval_cond(PeState& st, const ir::Op& op);
+void partial_eval_checkpoint(PeState& st, const ir::Op& op);
 
 // A stacked type: `length` copies of t along a new leading dim (scan residuals).
 types::ArrayType stacked_type(const types::ArrayType& t, int64_t length);

@@ -6,6 +6,8 @@
 //    are. Which carries are unknown is found by iterating to a fixed point.
 //  - cond: every branch is split the same way; the known cond returns the residuals of all
 //    branches (zeros for the branches not taken), the unknown cond reads its branch's.
+//  - checkpoint: the known part runs; of its residuals only those the policy saves are
+//    passed, the others are recomputed in the unknown part from the checkpoint's inputs.
 #include "autodiff/partial_eval.hpp"
 #include "autodiff/rules.hpp"
 #include "ir/builder.hpp"
@@ -221,6 +223,91 @@ void partial_eval_cond(PeState& st, const ir::Op& op) {
   for (size_t i = 0; i < nr; ++i)
     if (uk_out[i]) {
       st.umap[static_cast<size_t>(op.results[i])] = u_results[pos++];
+      st.is_unknown[static_cast<size_t>(op.results[i])] = 1;
+    }
+}
+
+namespace {
+// Ops whose results jax.checkpoint's policy saves (the others are recomputed from them).
+bool saved_by_policy(const std::string& policy, const ir::Op& op) {
+  if (policy == "everything_saveable") return true;
+  if (op.kind != OpKind::DotGeneral) return false;
+  if (policy == "dots_saveable" || policy == "checkpoint_dots") return true;
+  return policy == "dots_with_no_batch_dims_saveable" && op.attr<ir::attr::DotGeneral>().lhs_batch.empty();
+}
+
+// f's ops appended to dst with its params bound to args; every value's new id.
+std::vector<ValueId> inline_mapped(ir::Function& dst, const ir::Function& f, const std::vector<ValueId>& args) {
+  std::vector<ValueId> map(f.value_types.size(), -1);
+  for (size_t i = 0; i < f.params.size(); ++i) map[static_cast<size_t>(f.params[i])] = args.at(i);
+  for (const auto& op : f.ops) {
+    std::vector<ValueId> operands;
+    for (auto v : op.operands) operands.push_back(map[static_cast<size_t>(v)]);
+    auto rs = emit_like_into(dst, f, op, operands);
+    for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
+  }
+  return map;
+}
+}  // namespace
+
+void partial_eval_checkpoint(PeState& st, const ir::Op& op) {
+  const ir::Function& body = *op.regions.at(0);
+  const std::string& policy = op.attr<ir::attr::Checkpoint>().policy;
+  const size_t n = op.operands.size(), nr = op.results.size();
+  const auto uk_in = operand_unknowns(st, op, 0, n);
+  PartialEval pe = partial_eval(body, uk_in, {});
+  const ir::Function& kf = pe.known;
+  size_t n_known_out = 0;
+  for (size_t i = 0; i < nr; ++i) n_known_out += pe.unknown_out[i] ? 0 : 1;
+  // The known part runs here.
+  std::vector<ValueId> k_args;
+  for (size_t i = 0; i < n; ++i)
+    if (!uk_in[i]) k_args.push_back(st.kmap[static_cast<size_t>(op.operands[i])]);
+  auto kmap = inline_mapped(st.known, kf, k_args);
+  size_t pos = 0;
+  for (size_t i = 0; i < nr; ++i)
+    if (!pe.unknown_out[i]) st.kmap[static_cast<size_t>(op.results[i])] = kmap[static_cast<size_t>(kf.results[pos++])];
+  if (n_known_out == nr) return;
+  // The unknown part reads the residuals from a recomputation of the known part, which
+  // starts from the checkpoint's inputs and the values the policy saves (passed over).
+  std::vector<ValueId> rmap;
+  auto recompute = [&]() {
+    if (!rmap.empty()) return;
+    rmap.assign(kf.value_types.size(), -1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!uk_in[i]) rmap[static_cast<size_t>(kf.params[k++])] = st.need(op.operands[i]);
+    for (const auto& kop : kf.ops) {
+      if (saved_by_policy(policy, kop)) {
+        for (auto r : kop.results) rmap[static_cast<size_t>(r)] = st.pass(kmap[static_cast<size_t>(r)], kf.type(r));
+        continue;
+      }
+      std::vector<ValueId> operands;
+      for (auto v : kop.operands) operands.push_back(rmap[static_cast<size_t>(v)]);
+      auto rs = emit_like_into(st.unknown, kf, kop, operands);
+      for (size_t j = 0; j < rs.size(); ++j) rmap[static_cast<size_t>(kop.results[j])] = rs[j];
+    }
+  };
+  std::vector<ValueId> u_args;
+  for (size_t r = 0; r < pe.num_residuals(); ++r) {
+    const ValueId kv = kf.results[n_known_out + r];
+    const int param = pe.residual_param[r];
+    if (param >= 0) {
+      u_args.push_back(st.need(op.operands[static_cast<size_t>(param)]));
+    } else if (policy == "everything_saveable") {
+      u_args.push_back(st.pass(kmap[static_cast<size_t>(kv)], kf.type(kv)));
+    } else {
+      recompute();
+      u_args.push_back(rmap[static_cast<size_t>(kv)]);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (uk_in[i]) u_args.push_back(st.need(op.operands[i]));
+  auto u_outs = ir::inline_into(st.unknown, pe.unknown, u_args);
+  pos = 0;
+  for (size_t i = 0; i < nr; ++i)
+    if (pe.unknown_out[i]) {
+      st.umap[static_cast<size_t>(op.results[i])] = u_outs[pos++];
       st.is_unknown[static_cast<size_t>(op.results[i])] = 1;
     }
 }

@@ -340,6 +340,25 @@ std::vector<Tangent> transpose_Cond(TransposeArgs& a) {
   return out;
 }
 
+// checkpoint: the body's JVP, still marked for recomputation (partial evaluation decides what
+// reverse mode saves, partial_eval_control.cpp).
+JvpOut jvp_Checkpoint(JvpArgs& a) {
+  const ir::Function& body = *a.op.regions.at(0);
+  const size_t n = a.x.size(), nr = a.op.results.size();
+  const auto in_nz = nonzero(a.dx, 0, n);
+  RegionJvp rj = jvp_region(body, a.t.mesh(), in_nz, {});
+  auto r_types = result_types(a, 0, nr);
+  auto rs = a.t.emit_multi(OpKind::Checkpoint, cat<ValueId>({a.x, tangent_operands(a, 0, in_nz)}),
+                           cat<ArrayType>({r_types, masked(r_types, rj.out_nz)}), a.op.attrs, {rj.fn});
+  JvpOut out;
+  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nr));
+  out.dy.resize(nr);
+  size_t pos = nr;
+  for (size_t i = 0; i < nr; ++i)
+    if (rj.out_nz[i]) out.dy[i] = rs[pos++];
+  return out;
+}
+
 // A host callback (jax.debug.print) sees primals; it has no results to differentiate.
 JvpOut jvp_HostCallback(JvpArgs& a) { return emit_primal(a); }
 

@@ -1,8 +1,9 @@
-// Reverse mode, second half: the linear function run backwards. Ops that read no linear
-// value (constants the linear part repeats) run forwards first; then, from the last op to
-// the first, each linear op's transpose rule turns its results' cotangents into its linear
+// Reverse mode, second half: the linear function run backwards: from the last op to the
+// first, each linear op's transpose rule turns its results' cotangents into its linear
 // operands' cotangents, which add up where a value is read more than once.
 #include <fmt/format.h>
+
+#include <functional>
 
 #include "autodiff/rules.hpp"
 
@@ -20,20 +21,31 @@ std::vector<Tangent> transpose(Trace& t, const ir::Function& lin, const std::vec
   }
   const ast::Loc outer = t.loc();
   std::vector<const ir::Op*> linear_ops;
+  std::vector<const ir::Op*> producer(n, nullptr);
   for (const auto& op : lin.ops) {
     bool any = false;
     for (auto v : op.operands) any |= linear[static_cast<size_t>(v)] != 0;
+    for (auto r : op.results) producer[static_cast<size_t>(r)] = &op;
     if (any) {
       for (auto r : op.results) linear[static_cast<size_t>(r)] = 1;
       linear_ops.push_back(&op);
-      continue;
     }
-    std::vector<ValueId> operands;
-    for (auto v : op.operands) operands.push_back(val[static_cast<size_t>(v)]);
-    t.set_loc(op.loc);
-    auto rs = emit_like(t, lin, op, operands);
-    for (size_t k = 0; k < rs.size(); ++k) val[static_cast<size_t>(op.results[k])] = rs[k];
   }
+  // Ops that read no linear value (residual computations the linear part repeats, values a
+  // jax.checkpoint recomputes) run forwards on demand: just before the first transpose rule
+  // that reads them, so recomputed values live only during the backward step that needs them.
+  std::function<ValueId(ValueId)> value = [&](ValueId v) -> ValueId {
+    const auto i = static_cast<size_t>(v);
+    if (val[i] >= 0) return val[i];
+    const ir::Op* op = producer[i];
+    if (!op) throw std::logic_error("internal error: a residual without a value in a transpose");
+    std::vector<ValueId> operands;
+    for (auto o : op->operands) operands.push_back(value(o));
+    t.set_loc(op->loc);
+    auto rs = emit_like(t, lin, *op, operands);
+    for (size_t k = 0; k < rs.size(); ++k) val[static_cast<size_t>(op->results[k])] = rs[k];
+    return val[i];
+  };
 
   std::vector<Tangent> ct(n);
   for (size_t i = 0; i < lin.results.size(); ++i) {
@@ -50,8 +62,9 @@ std::vector<Tangent> transpose(Trace& t, const ir::Function& lin, const std::vec
     }
     if (!any_ct) continue;
     for (auto v : op.operands) {
-      a.linear.push_back(linear[static_cast<size_t>(v)] != 0);
-      a.x.push_back(val[static_cast<size_t>(v)]);
+      const bool l = linear[static_cast<size_t>(v)] != 0;
+      a.linear.push_back(l);
+      a.x.push_back(l ? -1 : value(v));
     }
     TransposeRule rule = transpose_rule(op.kind);
     if (!rule) throw std::logic_error(fmt::format("internal error: {} in the linear part of a program", ir::op_display_name(op)));

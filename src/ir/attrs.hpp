@@ -191,6 +191,10 @@ struct CustomVjpLin {
   std::shared_ptr<const void> bwd;  // autodiff::CustomVjpBwd
   SHARD_ATTR_FIELDS(CustomVjpLin, identity, num_residuals)
 };
+struct Checkpoint {
+  std::string policy = "nothing_saveable";  // which residuals reverse mode may keep
+  SHARD_ATTR_FIELDS(Checkpoint, policy)
+};
 struct While {  // operands: cond consts, body consts, carries
   int64_t cond_nconsts = 0, body_nconsts = 0;
   SHARD_ATTR_FIELDS(While, cond_nconsts, body_nconsts)

@@ -146,6 +146,10 @@ struct AttrText {
     if (!a.identity.empty()) kv.push_back(fmt::format("fwd_jaxpr_thunk={}", a.identity[0]));
   }
   void operator()(const attr::CustomVjpLin& a) { kv.push_back(fmt::format("num_res={}", a.num_residuals)); }
+  void operator()(const attr::Checkpoint& a) {
+    kv.push_back(fmt::format("jaxpr={}", region(0)));
+    kv.push_back(fmt::format("policy={}", a.policy));
+  }
   void operator()(const attr::ShardMap& a) {
     kv.push_back(fmt::format("axes={}", names(a.manual_axes)));
     kv.push_back(fmt::format("check_vma={}", flag(a.check_vma)));

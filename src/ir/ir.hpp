@@ -62,6 +62,7 @@ using types::PartitionSpec;
   X(CustomJvpCall, "custom_jvp_call", -1, -1, "")                                                    \
   X(CustomVjpCall, "custom_vjp_call", -1, -1, "")                                                    \
   X(CustomVjpLin, "custom_lin", -1, -1, "") /* operands: residuals, tangents; transposed by bwd */    \
+  X(Checkpoint, "checkpoint", -1, -1, "") /* jax.checkpoint: the region is recomputed, not saved */  \
   X(While, "while", -1, -1, "") /* regions: cond (cond consts, carries) -> bool[],                  \
                                    body (body consts, carries) -> carries */                         \
   X(Cond, "cond", -1, -1, "")   /* regions: the branches, each (operands) -> results */             \
@@ -130,11 +131,13 @@ std::string op_display_name(const Op& op);
 //     in (c,) }
 std::string print(const Function& f);
 
-// The function with its custom_jvp_call / custom_vjp_call ops replaced by their regions'
-// ops (what runs when no derivative is taken); a custom_lin left over (a custom_vjp function
-// under forward mode) is JAX's TypeError.
+// The function with its custom_jvp_call / custom_vjp_call / checkpoint ops replaced by their
+// regions' ops (what runs when no derivative is taken); a custom_lin left over (a custom_vjp
+// function under forward mode) is JAX's TypeError.
 Function inline_custom_calls(const Function& f);
 bool has_custom_calls(const Function& f);
+// Appends f's ops to `out` with f's params bound to `args`; returns f's results there.
+std::vector<ValueId> inline_into(Function& out, const Function& f, const std::vector<ValueId>& args);
 
 // Structural identity of functions (ops, attributes, literal bytes, types, regions, source
 // locations): the compile cache's key without printing the IR.

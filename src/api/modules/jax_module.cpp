@@ -14,6 +14,7 @@
 #include "api/transforms/vmap.hpp"
 #include "api/transforms/grad.hpp"
 #include "api/transforms/custom_derivatives.hpp"
+#include "api/transforms/checkpoint.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
@@ -377,13 +378,15 @@ void fill_jax(Interp& I, ModuleObj& m) {
   install_vmap(m);
   install_grad(m);
   install_custom_derivatives(m);
+  install_checkpoint(m);
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());
   for (auto [dotted, leaf] : {std::pair{"jax.sharding", "sharding"}, std::pair{"jax.experimental", "experimental"},
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.random", "random"},
-                              std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"}})
+                              std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"},
+                              std::pair{"jax.checkpoint_policies", "checkpoint_policies"}})
     bind_submodule(I, m, dotted, leaf);
   if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
     install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));

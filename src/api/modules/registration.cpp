@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "api/transforms/checkpoint.hpp"
+
 namespace shard::api {
 
 void register_api_modules() {
@@ -16,6 +18,7 @@ void register_api_modules() {
     register_tree_util_module();
     register_scipy_module();
     register_nn_module();
+    register_checkpoint_policies();
   });
 }
 

@@ -170,6 +170,11 @@ add("switch", ["a"], "lambda a: jax.lax.switch(1, [jnp.sin, jnp.cos, jnp.tanh], 
 # custom derivatives: rules that give the true derivative (so finite differences check them)
 add("custom_jvp", ["a"], "custom_log1pexp", lambda a: np.log1p(np.exp(a)))
 add("custom_vjp", ["a", "b"], "custom_mul", lambda a, b: a * b)
+# jax.checkpoint: the same derivatives whatever is recomputed
+for pol in ["nothing_saveable", "dots_saveable", "everything_saveable"]:
+    add(f"checkpoint_{pol}", ["a", "c"], f"jax.checkpoint(lambda a, c: jnp.sin(jnp.tanh(a @ c) * 2), policy=jax.checkpoint_policies.{pol})",
+        lambda a, c: np.sin(np.tanh(a @ c) * 2))
+add("checkpoint_in_scan", ["a", "c"], "lambda a, c: jax.lax.scan(jax.checkpoint(lambda h, x: (jnp.tanh(h * 0.9 + x @ c),) * 2), jnp.zeros(8), a)[1]", _rnn)
 # transforms composed
 add("jit_inside", ["a", "b"], "jax.jit(lambda a, b: jnp.sin(a) * b)", lambda a, b: np.sin(a) * b)
 add("second_derivative", ["a"], "lambda a: jax.grad(lambda y: jnp.sum(jnp.sin(y) * y))(a)",
