@@ -131,6 +131,20 @@ ValueId normal(Trace& t, ValueId key, const Shape& shape, DType dtype, const Opt
   return binary(t, "mul", EwOp::Mul, f32(t, static_cast<float>(std::sqrt(2.0))), erf_inv(t, u));
 }
 
+ValueId truncated_normal(Trace& t, ValueId key, ValueId lower, ValueId upper, const Shape& shape, DType dtype,
+                         const OptOutSharding& out_sharding) {
+  const DTypeW dw{dtype, false};
+  ValueId sqrt2 = scalar_constant(t, std::sqrt(2.0), dw);
+  ValueId lo = convert(t, lower, dw), hi = convert(t, upper, dw);
+  ValueId a = unary(t, "erf", EwOp::Erf, binary(t, "div", EwOp::Div, lo, sqrt2));
+  ValueId b = unary(t, "erf", EwOp::Erf, binary(t, "div", EwOp::Div, hi, sqrt2));
+  ValueId u = uniform(t, key, shape, dtype, a, b, out_sharding);
+  ValueId out = binary(t, "mul", EwOp::Mul, sqrt2, erf_inv(t, u));
+  ValueId inside_lo = binary(t, "nextafter", EwOp::NextAfter, stop_gradient(t, lo), scalar_constant(t, INFINITY, dw));
+  ValueId inside_hi = binary(t, "nextafter", EwOp::NextAfter, stop_gradient(t, hi), scalar_constant(t, -INFINITY, dw));
+  return clip(t, out, inside_lo, inside_hi);
+}
+
 ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, ValueId maxval, DType dtype,
                 const OptOutSharding& out_sharding) {
   if (dtype != DType::I32)

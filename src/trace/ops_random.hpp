@@ -43,6 +43,10 @@ ValueId bits(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& ou
 ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId minval, ValueId maxval,
                 const OptOutSharding& out_sharding = std::nullopt);
 ValueId normal(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+// Normal samples truncated to (lower, upper): sqrt(2) * erf_inv of a uniform between
+// erf(lower / sqrt(2)) and erf(upper / sqrt(2)), clamped inside the open interval (JAX's).
+ValueId truncated_normal(Trace& t, ValueId key, ValueId lower, ValueId upper, const Shape& shape, DType dtype,
+                         const OptOutSharding& out_sharding = std::nullopt);
 ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, ValueId maxval, DType dtype,
                 const OptOutSharding& out_sharding = std::nullopt);
 ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);

@@ -85,6 +85,12 @@ void fill_nn(Interp& I, ModuleObj& m) {
   auto jnp = I.import_module("jax.numpy", I.current_loc());
   m.dict.set("tanh", I.getattr(jnp, "tanh"));
   m.dict.set("logsumexp", I.getattr(I.import_module("jax.scipy.special", I.current_loc()), "logsumexp"));
+  // jax.nn.initializers is written in shard (stdlib/jax_nn_initializers.shard); without the
+  // stdlib on the module path (an embedding that sets none) jax.nn has no initializers.
+  try {
+    m.dict.set("initializers", I.import_module("jax_nn_initializers", I.current_loc()));
+  } catch (const interp::PyError&) {
+  }
 }
 
 }  // namespace

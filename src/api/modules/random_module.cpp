@@ -253,6 +253,17 @@ Value r_uniform(Interp& I, CallArgs& a) {
   });
 }
 
+Value r_truncated_normal(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "truncated_normal", {"key", "lower", "upper", "shape=", "dtype=", "*", "out_sharding="});
+  KeyArg k = key_arg(I, p.get("key"), "truncated_normal");
+  Shape shape = random_shape(I, p.get("shape"), "truncated_normal");
+  DType dt = float_dtype(I, p.get("dtype"), "truncated_normal");
+  auto out = out_sharding_arg(I, p.get("out_sharding"));
+  OutMeshScope scope(out);
+  return apply(I, "truncated_normal", {k.data, as_operand(I, p.get("lower"), false), as_operand(I, p.get("upper"), false)},
+               [&](Trace& t, const std::vector<ValueId>& ids) { return one(random::truncated_normal(t, ids[0], ids[1], ids[2], shape, dt, out)); });
+}
+
 Value r_normal(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "normal", {"key", "shape=", "dtype=", "*", "out_sharding="});
   KeyArg k = key_arg(I, p.get("key"), "normal");
@@ -411,6 +422,7 @@ void fill_random(Interp&, ModuleObj& m) {
   def_fn(m, "bits", r_bits);
   def_fn(m, "uniform", r_uniform);
   def_fn(m, "normal", r_normal);
+  def_fn(m, "truncated_normal", r_truncated_normal);
   def_fn(m, "randint", r_randint);
   def_fn(m, "bernoulli", r_bernoulli);
   def_fn(m, "permutation", r_permutation);

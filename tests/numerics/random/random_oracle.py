@@ -45,6 +45,8 @@ def cases():
             out.append((f"uniformab{tag}", f"jax.random.uniform({raw}, {shape}, minval=-3.0, maxval=0.5{{OS}})",
                         lambda k=k, sh=shape: ref.uniform(k, sh, -3.0, 0.5), "exact", shape))
             out.append((f"normal{tag}", f"jax.random.normal({key}, {shape}{{OS}})", lambda k=k, sh=shape: ref.normal(k, sh), "normal", shape))
+            out.append((f"truncnormal{tag}", f"jax.random.truncated_normal({key}, -2.0, 1.5, {shape}{{OS}})",
+                        lambda k=k, sh=shape: ref.truncated_normal(k, -2.0, 1.5, sh), "normal", shape))
             out.append((f"randint{tag}", f"jax.random.randint({key}, {shape}, -7, 1000{{OS}})",
                         lambda k=k, sh=shape: ref.randint(k, sh, -7, 1000), "exact", shape))
             out.append((f"randintbig{tag}", f"jax.random.randint({key}, {shape}, -2**31, 2**31 - 1{{OS}})",

@@ -95,6 +95,15 @@ def normal(key, shape):
     return (np.float32(np.sqrt(2)) * erfinv32(u)).astype(np.float32)
 
 
+def truncated_normal(key, lower, upper, shape):
+    import math
+    sqrt2 = np.float32(np.sqrt(2))
+    a = np.float32(math.erf(float(np.float32(lower) / sqrt2)))
+    b = np.float32(math.erf(float(np.float32(upper) / sqrt2)))
+    out = (sqrt2 * erfinv32(uniform(key, shape, a, b))).astype(np.float32)
+    return np.clip(out, np.nextafter(np.float32(lower), np.float32(np.inf)), np.nextafter(np.float32(upper), np.float32(-np.inf)))
+
+
 def randint(key, shape, minval, maxval):
     k = split(key)
     hb, lb = bits(k[0], shape), bits(k[1], shape)
