@@ -85,10 +85,11 @@ void fill_nn(Interp& I, ModuleObj& m) {
   auto jnp = I.import_module("jax.numpy", I.current_loc());
   m.dict.set("tanh", I.getattr(jnp, "tanh"));
   m.dict.set("logsumexp", I.getattr(I.import_module("jax.scipy.special", I.current_loc()), "logsumexp"));
-  // jax.nn.initializers is written in shard (stdlib/jax_nn_initializers.shard); without the
-  // stdlib on the module path (an embedding that sets none) jax.nn has no initializers.
+  // jax.nn.initializers and dot_product_attention are written in shard (stdlib/jax_nn_*.shard);
+  // without the stdlib on the module path (an embedding that sets none) jax.nn lacks them.
   try {
     m.dict.set("initializers", I.import_module("jax_nn_initializers", I.current_loc()));
+    m.dict.set("dot_product_attention", I.getattr(I.import_module("jax_nn_attention", I.current_loc()), "dot_product_attention"));
   } catch (const interp::PyError&) {
   }
 }

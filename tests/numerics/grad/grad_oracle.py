@@ -106,6 +106,17 @@ add("nn_elu", ["a"], "lambda a: jax.nn.elu(a)", lambda a: np.where(a > 0, a, np.
 add("nn_softmax", ["a"], "lambda a: jax.nn.softmax(a)", lambda a: np.exp(a - a.max(-1, keepdims=True)) / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True))
 add("nn_log_softmax", ["a"], "lambda a: jax.nn.log_softmax(a, axis=0)", lambda a: a - _lse(a, 0)[None, :])
 add("nn_standardize", ["a"], "lambda a: jax.nn.standardize(a)", lambda a: (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + 1e-5))
+def _attention(q, k, v, causal=False):
+    lg = np.einsum("BTNH,BSNH->BNTS", q, k) / np.sqrt(q.shape[-1])
+    if causal:
+        lg = np.where(np.tril(np.ones(lg.shape[-2:], bool)), lg, -1e30)
+    p = np.exp(lg - lg.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return np.einsum("BNTS,BSNH->BTNH", p, v)
+add("nn_attention", ["s", "t"], "lambda s, t: jax.nn.dot_product_attention(s.reshape(2, 8, 2, 8), t.reshape(2, 8, 2, 8), s.reshape(2, 8, 2, 8) * 0.5)",
+    lambda s, t: _attention(s.reshape(2, 8, 2, 8), t.reshape(2, 8, 2, 8), s.reshape(2, 8, 2, 8) * 0.5))
+add("nn_attention_causal", ["s"], "lambda s: jax.nn.dot_product_attention(s.reshape(2, 8, 2, 8), s.reshape(2, 8, 2, 8), s.reshape(2, 8, 2, 8), is_causal=True)",
+    lambda s: _attention(s.reshape(2, 8, 2, 8), s.reshape(2, 8, 2, 8), s.reshape(2, 8, 2, 8), True))
 # reductions and scans
 add("sum_ax0", ["a"], "lambda a: jnp.sum(jnp.sin(a), axis=0)", lambda a: np.sum(np.sin(a), axis=0))
 add("sum_all", ["a"], "lambda a: jnp.sum(a * a)", lambda a: np.sum(a * a))
