@@ -99,6 +99,7 @@ PartialEval partial_eval(const ir::Function& f, const std::vector<bool>& unknown
         case OpKind::Scan: partial_eval_scan(st, op); break;
         case OpKind::Cond: partial_eval_cond(st, op); break;
         case OpKind::Checkpoint: partial_eval_checkpoint(st, op); break;
+        case OpKind::ShardMap: partial_eval_shard_map(st, op); break;
         default: not_partially_evaluable(op);
       }
       continue;

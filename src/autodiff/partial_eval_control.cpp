@@ -8,9 +8,13 @@
 //    branches (zeros for the branches not taken), the unknown cond reads its branch's.
 //  - checkpoint: the known part runs; of its residuals only those the policy saves are
 //    passed, the others are recomputed in the unknown part from the checkpoint's inputs.
+//  - shard_map: each device's residuals leave the known shard_map stacked along a new
+//    leading dim over all the manual axes (out_spec P((axes...),)) and enter the unknown
+//    shard_map the same way, so every device gets back its own.
 #include "autodiff/partial_eval.hpp"
 #include "autodiff/rules.hpp"
 #include "ir/builder.hpp"
+#include "sharding/rules.hpp"
 
 namespace shard::autodiff {
 
@@ -308,6 +312,103 @@ void partial_eval_checkpoint(PeState& st, const ir::Op& op) {
   for (size_t i = 0; i < nr; ++i)
     if (pe.unknown_out[i]) {
       st.umap[static_cast<size_t>(op.results[i])] = u_outs[pos++];
+      st.is_unknown[static_cast<size_t>(op.results[i])] = 1;
+    }
+}
+
+void partial_eval_shard_map(PeState& st, const ir::Op& op) {
+  const auto& a = op.attr<ir::attr::ShardMap>();
+  const ir::Function& body = *op.regions.at(0);
+  const size_t n = op.operands.size(), nr = op.results.size();
+  const auto uk_in = operand_unknowns(st, op, 0, n);
+  PartialEval pe = partial_eval(body, uk_in, {});
+  size_t n_known_out = 0;
+  for (size_t i = 0; i < nr; ++i) n_known_out += pe.unknown_out[i] ? 0 : 1;
+  const size_t nres = pe.num_residuals();
+  auto in_spec = [&](size_t i) { return i < a.in_specs.size() ? a.in_specs[i] : types::PartitionSpec(); };
+  sharding::ShardMapSpec sm;
+  sm.mesh = a.mesh;
+  sm.manual_axes = a.manual_axes;
+  sm.check_vma = a.check_vma;
+  const types::PartitionSpec stack_spec(std::vector<types::PartitionSpec::Entry>{a.manual_axes});
+  types::AxisNames all_manual = sm.mesh.order_wrt_mesh(a.manual_axes);
+  // A residual per device: [1, ...] varying over every manual axis.
+  auto stacked_local = [&](const types::ArrayType& r) {
+    types::Shape shape = r.shape();
+    shape.insert(shape.begin(), 1);
+    auto e = r.spec().entries();
+    e.insert(e.begin(), types::PartitionSpec::Entry{});
+    return r.with_shape(shape, types::PartitionSpec(e)).with_vma(a.check_vma ? all_manual : r.vma());
+  };
+
+  // The known shard_map: known operands -> known results, stacked residuals.
+  ir::Function kbody = pe.known;
+  std::vector<types::ArrayType> k_types;
+  ir::attr::ShardMap ka = a;
+  ka.in_specs.clear();
+  ka.out_specs.clear();
+  std::vector<ValueId> k_operands;
+  for (size_t i = 0; i < n; ++i)
+    if (!uk_in[i]) {
+      k_operands.push_back(st.kmap[static_cast<size_t>(op.operands[i])]);
+      ka.in_specs.push_back(in_spec(i));
+    }
+  for (size_t i = 0; i < nr; ++i)
+    if (!pe.unknown_out[i]) {
+      k_types.push_back(st.f.type(op.results[i]));
+      ka.out_specs.push_back(a.out_specs.at(i));
+    }
+  std::vector<types::ArrayType> res_local;
+  for (size_t r = 0; r < nres; ++r) {
+    const ValueId v = pe.known.results[n_known_out + r];
+    res_local.push_back(pe.known.type(v));
+    const auto local = stacked_local(res_local.back());
+    kbody.results[n_known_out + r] = ir::Builder(kbody).op(OpKind::Reshape, {v}, local);
+    k_types.push_back(sharding::shard_map_output(sm, local, stack_spec));
+    ka.out_specs.push_back(stack_spec);
+  }
+  auto k_results = ir::Builder(st.known, op.loc).op_multi(OpKind::ShardMap, k_operands, k_types, ka,
+                                                          {std::make_shared<const ir::Function>(std::move(kbody))});
+  size_t pos = 0;
+  for (size_t i = 0; i < nr; ++i)
+    if (!pe.unknown_out[i]) st.kmap[static_cast<size_t>(op.results[i])] = k_results[pos++];
+  if (n_known_out == nr) return;
+
+  // The unknown shard_map: (stacked residuals, unknown operands) -> unknown results; its body
+  // unstacks the residuals first.
+  ir::Function ubody;
+  ubody.name = pe.unknown.name;
+  std::vector<ValueId> u_args;
+  ir::attr::ShardMap ua = a;
+  ua.in_specs.clear();
+  ua.out_specs.clear();
+  std::vector<ValueId> u_operands;
+  for (size_t r = 0; r < nres; ++r) {
+    const ValueId p = ir::Builder(ubody).param(stacked_local(res_local[r]));
+    u_args.push_back(ir::Builder(ubody).op(OpKind::Reshape, {p}, res_local[r]));
+    u_operands.push_back(st.pass(k_results[n_known_out + r], k_types[n_known_out + r]));
+    ua.in_specs.push_back(stack_spec);
+  }
+  size_t k = nres;
+  for (size_t i = 0; i < n; ++i)
+    if (uk_in[i]) {
+      u_args.push_back(ir::Builder(ubody).param(pe.unknown.type(pe.unknown.params[k++])));
+      u_operands.push_back(st.need(op.operands[i]));
+      ua.in_specs.push_back(in_spec(i));
+    }
+  ubody.results = ir::inline_into(ubody, pe.unknown, u_args);
+  std::vector<types::ArrayType> u_types;
+  for (size_t i = 0; i < nr; ++i)
+    if (pe.unknown_out[i]) {
+      u_types.push_back(st.f.type(op.results[i]));
+      ua.out_specs.push_back(a.out_specs.at(i));
+    }
+  auto u_results = ir::Builder(st.unknown, op.loc).op_multi(OpKind::ShardMap, u_operands, u_types, ua,
+                                                            {std::make_shared<const ir::Function>(std::move(ubody))});
+  pos = 0;
+  for (size_t i = 0; i < nr; ++i)
+    if (pe.unknown_out[i]) {
+      st.umap[static_cast<size_t>(op.results[i])] = u_results[pos++];
       st.is_unknown[static_cast<size_t>(op.results[i])] = 1;
     }
 }

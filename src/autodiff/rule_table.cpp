@@ -103,12 +103,23 @@ ValueId fit_type(Trace& t, ValueId v, const ArrayType& type) {
     v = trace::reshard(t, v, sharding::OutSharding{type.spec()});
     vt = t.type(v);
   }
-  if (vt.vma() != type.vma()) {
-    types::AxisNames extra;
-    for (auto& a : type.vma())
-      if (std::find(vt.vma().begin(), vt.vma().end(), a) == vt.vma().end()) extra.push_back(a);
-    if (!extra.empty()) v = trace::pvary(t, v, extra);
-  }
+  return fit_vma(t, v, type);
+}
+
+// A cotangent that varies over axes its primal does not is the cotangent of an implicit
+// pvary (an invariant value used with varying ones): it is summed over those axes. One that
+// varies over fewer axes is made varying (the cotangent of a psum).
+ValueId fit_vma(Trace& t, ValueId v, const ArrayType& type) {
+  const ArrayType vt = t.type(v);
+  if (vt.vma() == type.vma()) return v;
+  auto missing = [](const std::vector<std::string>& from, const std::vector<std::string>& in) {
+    types::AxisNames out;
+    for (auto& a : from)
+      if (std::find(in.begin(), in.end(), a) == in.end()) out.push_back(a);
+    return out;
+  };
+  if (auto extra = missing(vt.vma(), type.vma()); !extra.empty()) v = trace::all_reduce(t, "psum", ir::ReduceKind::Sum, v, extra);
+  if (auto lacking = missing(type.vma(), t.type(v).vma()); !lacking.empty()) v = trace::pvary(t, v, lacking);
   return v;
 }
 

@@ -75,6 +75,7 @@ using TransposeRule = std::vector<Tangent> (*)(TransposeArgs&);
   X(DynamicUpdateSlice)           \
   X(Scan)                         \
   X(Cond)                         \
+  X(ShardMap)                     \
   X(CustomVjpLin)
 
 #define X(e, n, a, r, l) JvpOut jvp_##e(JvpArgs&);
@@ -107,6 +108,8 @@ ValueId sub(Trace& t, ValueId a, ValueId b);
 ValueId add(Trace& t, ValueId a, ValueId b);
 // A weak scalar constant of v's dtype (promotes to v's type in arithmetic).
 ValueId scalar_like(Trace& t, double value, ValueId v);
+// `v` varying over exactly `type`'s manual axes: psum over extra ones, pvary to missing ones.
+ValueId fit_vma(Trace& t, ValueId v, const ArrayType& type);
 // out_sharding that pins a result to `type`'s sharding, when the mesh has Explicit axes.
 sharding::OptOutSharding pinned_sharding(const Trace& t, const ArrayType& type);
 // The NotImplementedError for what cannot be differentiated yet.

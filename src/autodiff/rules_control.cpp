@@ -212,8 +212,7 @@ JvpOut jvp_ShardMap(JvpArgs& a) {
   const auto& s = a.op.attr<ir::attr::ShardMap>();
   const ir::Function& body = *a.op.regions.at(0);
   const size_t n = a.x.size(), nr = a.op.results.size();
-  types::AbstractMesh inner = a.t.mesh().with_axis_types(s.manual_axes, types::AxisType::Manual);
-  if (!body.params.empty()) inner = body.type(body.params[0]).mesh();
+  const types::AbstractMesh inner = s.mesh.with_axis_types(s.manual_axes, types::AxisType::Manual);
   const auto in_nz = nonzero(a.dx, 0, n);
   RegionJvp rj;
   {
@@ -356,6 +355,60 @@ JvpOut jvp_Checkpoint(JvpArgs& a) {
   size_t pos = nr;
   for (size_t i = 0; i < nr; ++i)
     if (rj.out_nz[i]) out.dy[i] = rs[pos++];
+  return out;
+}
+
+// shard_map: a shard_map of the transposed body; the residuals enter as they entered the
+// original, the result cotangents with the original out_specs, and the operands' cotangents
+// leave with their in_specs.
+std::vector<Tangent> transpose_ShardMap(TransposeArgs& a) {
+  Trace& t = a.t;
+  const auto& s = a.op.attr<ir::attr::ShardMap>();
+  const ir::Function& body = *a.op.regions.at(0);
+  const size_t n = a.op.operands.size(), nr = a.op.results.size();
+  auto in_spec = [&](size_t i) { return i < s.in_specs.size() ? s.in_specs[i] : types::PartitionSpec(); };
+  std::vector<size_t> nl, lin;
+  for (size_t i = 0; i < n; ++i) (a.linear[i] ? lin : nl).push_back(i);
+  std::vector<size_t> order = nl;
+  order.insert(order.end(), lin.begin(), lin.end());
+  auto linear_body = regroup(body, {order}, {iota_from(0, nr)});
+  const types::AbstractMesh inner = s.mesh.with_axis_types(s.manual_axes, types::AxisType::Manual);
+  auto bt = std::make_shared<Trace>(body.name, inner);
+  bt->set_loc(t.loc());
+  std::vector<ValueId> results;
+  {
+    trace::CheckVmaScope vma(s.check_vma);
+    std::vector<ValueId> res;
+    std::vector<Tangent> cts;
+    for (auto i : nl) res.push_back(bt->param(body.type(body.params[i])));
+    for (size_t i = 0; i < nr; ++i) cts.push_back(bt->param(body.type(body.results[i])));
+    auto got = transpose(*bt, *linear_body, res, cts);
+    for (size_t j = 0; j < lin.size(); ++j) {
+      const ArrayType want = body.type(body.params[lin[j]]);
+      results.push_back(fit_type(*bt, instantiate(*bt, got[j], want), want));
+    }
+  }
+  auto fn = std::make_shared<const ir::Function>(bt->finish(results));
+  ir::attr::ShardMap attrs = s;
+  attrs.in_specs.clear();
+  attrs.out_specs.clear();
+  std::vector<ValueId> operands;
+  for (auto i : nl) {
+    operands.push_back(a.x[i]);
+    attrs.in_specs.push_back(in_spec(i));
+  }
+  for (size_t i = 0; i < nr; ++i) {
+    operands.push_back(a.ct_value(i));
+    attrs.in_specs.push_back(s.out_specs.at(i));
+  }
+  std::vector<ArrayType> types;
+  for (auto i : lin) {
+    types.push_back(a.operand_type(i));
+    attrs.out_specs.push_back(in_spec(i));
+  }
+  auto rs = t.emit_multi(OpKind::ShardMap, operands, types, attrs, {fn});
+  std::vector<Tangent> out(n);
+  for (size_t j = 0; j < lin.size(); ++j) out[lin[j]] = rs[j];
   return out;
 }
 

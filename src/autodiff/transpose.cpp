@@ -72,7 +72,9 @@ std::vector<Tangent> transpose(Trace& t, const ir::Function& lin, const std::vec
     auto oc = rule(a);
     for (size_t i = 0; i < op.operands.size(); ++i) {
       const auto v = static_cast<size_t>(op.operands[i]);
-      if (linear[v] && i < oc.size()) ct[v] = add_tangents(t, ct[v], oc[i]);
+      if (!linear[v] || i >= oc.size() || !oc[i]) continue;
+      const ValueId c = t.type(*oc[i]).vma() == lin.type(op.operands[i]).vma() ? *oc[i] : fit_vma(t, *oc[i], lin.type(op.operands[i]));
+      ct[v] = add_tangents(t, ct[v], c);
     }
   }
   std::vector<Tangent> out;

@@ -165,7 +165,8 @@ struct ShardMap {
   // The concrete mesh the body runs on (device ids row-major, axis sizes): where a jitted
   // program without committed inputs or context mesh must run.
   Ints device_ids, mesh_shape;
-  SHARD_ATTR_FIELDS(ShardMap, manual_axes, check_vma, in_specs, out_specs, device_ids, mesh_shape)
+  types::AbstractMesh mesh;  // the shard_map's mesh, outer axis types (transforms rebuild bodies on it)
+  SHARD_ATTR_FIELDS(ShardMap, manual_axes, check_vma, in_specs, out_specs, device_ids, mesh_shape, mesh)
 };
 struct HostCallback {
   Names identity;  // what identifies the callback (format, Python values): compared, hashed

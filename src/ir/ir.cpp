@@ -424,6 +424,7 @@ void hash_field(size_t& h, ReduceKind v) { mix(h, static_cast<size_t>(v)); }
 void hash_field(size_t& h, DType v) { mix(h, static_cast<size_t>(v)); }
 void hash_field(size_t& h, const std::string& v) { mix(h, std::hash<std::string>{}(v)); }
 void hash_field(size_t& h, const PartitionSpec& v) { mix(h, std::hash<std::string>{}(v.repr())); }
+void hash_field(size_t& h, const types::AbstractMesh& v) { mix(h, std::hash<std::string>{}(v.repr())); }
 void hash_field(size_t& h, const std::pair<int64_t, int64_t>& v) {
   hash_field(h, v.first);
   hash_field(h, v.second);

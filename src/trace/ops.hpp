@@ -161,6 +161,7 @@ struct ShardMapSpecs {
   bool check_vma = true;
   std::vector<types::PartitionSpec> in_specs, out_specs;
   types::Mesh mesh;  // the concrete mesh the body runs on
+  types::AbstractMesh abstract_mesh;  // that mesh with the axis types outside the shard_map
 };
 // Region: the body on local types, (operands, captured consts) -> results.
 std::vector<ValueId> shard_map(Trace& t, const Region& body, const std::vector<ValueId>& operands,

@@ -43,6 +43,7 @@ std::vector<ValueId> shard_map(Trace& t, const Region& body, const std::vector<V
   a.out_specs = s.out_specs;
   for (int id : s.mesh.device_ids()) a.device_ids.push_back(id);
   a.mesh_shape = s.mesh.abstract_mesh().axis_sizes();
+  a.mesh = s.abstract_mesh.empty() ? s.mesh.abstract_mesh() : s.abstract_mesh;
   return t.emit_multi(OpKind::ShardMap, concat({&operands, &body.consts}), result_types, a, {body.fn});
 }
 

@@ -153,7 +153,7 @@ std::vector<ValueId> emit_shard_map(Interp& I, Trace& t, const Config& c, const 
     out_types.push_back(sharding::shard_map_output(sm, body->type(results[i]), out_specs[i].spec,
                                                    sharding::SpecSite{out_paths[i], out_specs[i].spec_path, ""}));
   ir::Function fn = body->finish(results);  // params: the explicit ones, then the captured values
-  trace::ShardMapSpecs specs{sm.manual_axes, sm.check_vma, {}, {}, mesh};
+  trace::ShardMapSpecs specs{sm.manual_axes, sm.check_vma, {}, {}, mesh, sm.mesh};
   for (auto& s : in) specs.in_specs.push_back(s.spec);
   for (auto& s : out_specs) specs.out_specs.push_back(s.spec);
   return trace::shard_map(t, {std::make_shared<const ir::Function>(std::move(fn)), body->captured()}, ids, out_types, specs);
