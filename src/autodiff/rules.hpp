@@ -63,6 +63,7 @@ using TransposeRule = std::vector<Tangent> (*)(TransposeArgs&);
   X(Rev)                          \
   X(Reduce)                       \
   X(Cumulative)                   \
+  X(Sort)                         \
   X(DotGeneral)                   \
   X(Reshard)                      \
   X(ShardingConstraint)           \

@@ -89,9 +89,43 @@ std::vector<Tangent> transpose_Cumulative(TransposeArgs& a) {
   return {a.t.emit(OpKind::Cumulative, {ct}, a.t.type(ct), c)};
 }
 
+namespace {
+ValueId lane_iota(Trace& t, const ArrayType& like, int64_t axis) {
+  return trace::iota(t, types::DType::I32, like.shape(), axis, like.is_sharded() ? sharding::OptOutSharding(sharding::OutSharding{like.spec()}) : std::nullopt);
+}
+}  // namespace
+
+// sort: the primal sort carries an iota along, which gives each sorted position's source;
+// a tangent moves as its primal did, by a sort keyed on the inverse permutation (linear in
+// the tangent, with a known key).
 JvpOut jvp_Sort(JvpArgs& a) {
-  (void)a;
-  unsupported("differentiation of sort is not supported yet");
+  Trace& t = a.t;
+  const auto& s = a.op.attr<ir::attr::Sort>();
+  std::vector<ValueId> ops = a.x;
+  ops.push_back(lane_iota(t, a.operand_type(0), s.dimension));
+  auto sorted = trace::sort_multi(t, ops, s.dimension, s.num_keys);
+  JvpOut out;
+  out.y.assign(sorted.begin(), sorted.end() - 1);
+  const ValueId source = sorted.back();
+  const ValueId inverse = trace::sort_multi(t, {source, lane_iota(t, a.operand_type(0), s.dimension)}, s.dimension, 1).at(1);
+  for (size_t i = 0; i < a.x.size(); ++i)
+    out.dy.push_back(a.dx[i] ? Tangent(trace::sort_multi(t, {inverse, *a.dx[i]}, s.dimension, 1).at(1)) : std::nullopt);
+  return out;
+}
+
+// A payload moved by known keys: its cotangent moves back, sorted by the keys' order.
+std::vector<Tangent> transpose_Sort(TransposeArgs& a) {
+  Trace& t = a.t;
+  const auto& s = a.op.attr<ir::attr::Sort>();
+  for (int64_t k = 0; k < s.num_keys; ++k)
+    if (a.linear[static_cast<size_t>(k)]) throw std::logic_error("internal error: sort keys in a linear program");
+  std::vector<ValueId> keys(a.x.begin(), a.x.begin() + s.num_keys);
+  keys.push_back(lane_iota(t, a.operand_type(0), s.dimension));
+  const ValueId order = trace::sort_multi(t, keys, s.dimension, s.num_keys).back();
+  std::vector<Tangent> out(a.op.operands.size());
+  for (size_t i = static_cast<size_t>(s.num_keys); i < a.op.operands.size(); ++i)
+    if (a.linear[i]) out[i] = trace::sort_multi(t, {order, a.ct_value(i)}, s.dimension, 1).at(1);
+  return out;
 }
 
 JvpOut jvp_DotGeneral(JvpArgs& a) {

@@ -163,6 +163,41 @@ void sort_kernel(DType dtype, const Shape& shape, int64_t axis, const void* in, 
   });
 }
 
+void sort_multi_kernel(const std::vector<DType>& dtypes, const Shape& shape, int64_t axis, int64_t num_keys,
+                       const std::vector<const void*>& in, const std::vector<void*>& out) {
+  AxisView v(shape, axis);
+  const size_t n = dtypes.size();
+  std::vector<int64_t> order(static_cast<size_t>(v.len));
+  std::vector<std::vector<uint8_t>> scratch(n);
+  for (int64_t a = 0; a < v.outer; ++a)
+    for (int64_t c = 0; c < v.inner; ++c) {
+      const int64_t base = a * v.len * v.inner + c;
+      for (int64_t i = 0; i < v.len; ++i) order[static_cast<size_t>(i)] = i;
+      // The lane's stable order by the keys, compared lexicographically (NaNs last).
+      std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+        for (int64_t k = 0; k < num_keys; ++k) {
+          int cmp = 0;
+          dispatch(dtypes[static_cast<size_t>(k)], [&](auto zero) {
+            using T = decltype(zero);
+            const T* x = static_cast<const T*>(in[static_cast<size_t>(k)]);
+            const T xp = x[base + p * v.inner], xq = x[base + q * v.inner];
+            if (is_nan(xp) || is_nan(xq)) cmp = is_nan(xp) == is_nan(xq) ? 0 : (is_nan(xp) ? 1 : -1);
+            else cmp = xp < xq ? -1 : (xq < xp ? 1 : 0);
+          });
+          if (cmp != 0) return cmp < 0;
+        }
+        return false;
+      });
+      for (size_t o = 0; o < n; ++o)
+        dispatch(dtypes[o], [&](auto zero) {
+          using T = decltype(zero);
+          const T* x = static_cast<const T*>(in[o]);
+          T* y = static_cast<T*>(out[o]);
+          for (int64_t i = 0; i < v.len; ++i) y[base + i * v.inner] = x[base + order[static_cast<size_t>(i)] * v.inner];
+        });
+    }
+}
+
 void gemm_kernel(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const void* lhs, const void* rhs, void* out) {
   // One OpenBLAS thread per call: each device thread is its own worker.
   static std::once_flag once;

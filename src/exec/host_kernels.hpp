@@ -25,6 +25,9 @@ void cumulative_kernel(types::DType dtype, ir::ReduceKind kind, const Shape& sha
                        bool reverse, const void* in, void* out);
 // Ascending sort along `axis`, NaNs last (numpy).
 void sort_kernel(types::DType dtype, const Shape& shape, int64_t axis, const void* in, void* out);
+// Sorts several arrays of one shape along `axis` by the first num_keys (lexicographic, stable).
+void sort_multi_kernel(const std::vector<types::DType>& dtypes, const Shape& shape, int64_t axis, int64_t num_keys,
+                       const std::vector<const void*>& in, const std::vector<void*>& out);
 // Batched row-major GEMM: out[b] = lhs[b] (m x k) @ rhs[b] (k x n).
 void gemm_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, const void* lhs,
                  const void* rhs, void* out);

@@ -212,11 +212,21 @@ class Lowering {
       }
       case OpKind::Sort: {
         const auto& it = type(op.operands[0]);
+        const auto& sa = op.attr<ir::attr::Sort>();
         Step s = make_step(op);
-        s.run = [dt = it.dtype(), shape = it.shape(), axis = op.attr<ir::attr::Sort>().dimension](
-                    const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
-          sort_kernel(dt, shape, axis, in[0], out[0]);
-        };
+        if (op.operands.size() == 1) {
+          s.run = [dt = it.dtype(), shape = it.shape(), axis = sa.dimension](
+                      const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
+            sort_kernel(dt, shape, axis, in[0], out[0]);
+          };
+        } else {
+          std::vector<types::DType> dtypes;
+          for (auto v : op.operands) dtypes.push_back(type(v).dtype());
+          s.run = [dtypes, shape = it.shape(), axis = sa.dimension, keys = sa.num_keys](
+                      const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
+            sort_multi_kernel(dtypes, shape, axis, keys, in, out);
+          };
+        }
         emit(std::move(s));
         return;
       }

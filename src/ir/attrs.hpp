@@ -100,9 +100,10 @@ struct Cumulative {
   bool reverse = false;
   SHARD_ATTR_FIELDS(Cumulative, kind, axis, reverse)
 };
-struct Sort {
+struct Sort {  // operands: keys, then payloads; results: each operand sorted by the keys
   int64_t dimension = 0;
-  SHARD_ATTR_FIELDS(Sort, dimension)
+  int64_t num_keys = 1;  // lexicographic over the first num_keys operands
+  SHARD_ATTR_FIELDS(Sort, dimension, num_keys)
 };
 struct DotGeneral {
   Ints lhs_contracting, rhs_contracting, lhs_batch, rhs_batch;

@@ -100,7 +100,10 @@ struct AttrText {
     if (!a.strides.empty()) kv.push_back(fmt::format("strides={}", ints(a.strides)));
   }
   void operator()(const attr::Concatenate& a) { kv.push_back(fmt::format("dimension={}", a.dimension)); }
-  void operator()(const attr::Sort& a) { kv.push_back(fmt::format("dimension={}", a.dimension)); }
+  void operator()(const attr::Sort& a) {
+    kv.push_back(fmt::format("dimension={}", a.dimension));
+    if (op.operands.size() > 1) kv.push_back(fmt::format("num_keys={}", a.num_keys));
+  }
   void operator()(const attr::Pad& a) { kv.push_back(fmt::format("low={} high={}", ints(a.low), ints(a.high))); }
   void operator()(const attr::Rev& a) { kv.push_back(fmt::format("axes={}", ints(a.dimensions))); }
   void operator()(const attr::Reduce& a) { kv.push_back(fmt::format("axes={}", ints(a.axes))); }

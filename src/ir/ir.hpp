@@ -41,7 +41,7 @@ using types::PartitionSpec;
   X(Reduce, "reduce", 1, 1, "")                                                                       \
   X(ArgReduce, "arg", 1, 1, "")                                                                       \
   X(Cumulative, "cum", 1, 1, "")                                                                      \
-  X(Sort, "sort", 1, 1, "")                                                                           \
+  X(Sort, "sort", -1, -1, "") /* the first num_keys operands are the keys; the rest move with them */ \
   X(DotGeneral, "dot_general", 2, 1, "")                                                              \
   X(Reshard, "reshard", 1, 1, "")                                                                     \
   X(ShardingConstraint, "sharding_constraint", 1, 1, "")                                              \

@@ -131,8 +131,9 @@ class Planner {
       }
       case OpKind::Cumulative: case OpKind::Sort: {
         const int64_t axis = op.kind == OpKind::Sort ? op.attr<ir::attr::Sort>().dimension : op.attr<ir::attr::Cumulative>().axis;
-        for (size_t d = 0; d < f_.type(r).rank(); ++d)
-          if (static_cast<int64_t>(d) != axis) fill(r, d, get(op.operands[0], d));
+        for (auto res : op.results)  // a sort's payloads move with its keys
+          for (size_t d = 0; d < f_.type(res).rank(); ++d)
+            if (static_cast<int64_t>(d) != axis) fill(res, d, get(op.operands[0], d));
         return;
       }
       case OpKind::Slice: case OpKind::Pad: case OpKind::Rev: {

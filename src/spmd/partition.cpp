@@ -219,10 +219,24 @@ void Partitioner::partition_op(const ir::Op& op) {
       define_conformed(op, local, layout);
       return;
     }
-    case OpKind::ArgReduce: case OpKind::Cumulative: case OpKind::Sort: {  // the op's axis must be whole
-      const int64_t axis = op.kind == OpKind::ArgReduce    ? op.attr<ir::attr::ArgReduce>().axis
-                           : op.kind == OpKind::Cumulative ? op.attr<ir::attr::Cumulative>().axis
-                                                           : op.attr<ir::attr::Sort>().dimension;
+    case OpKind::Sort: {  // the sorted axis must be whole; payloads take the keys' layout
+      PartitionSpec need = with_entry(map_[op.operands[0]].layout, op.attr<ir::attr::Sort>().dimension, {});
+      std::vector<ir::ValueId> ins;
+      std::vector<std::pair<DType, types::Shape>> results;
+      for (auto v : op.operands) ins.push_back(in_layout(op, v, need));
+      for (auto r : op.results) results.emplace_back(gtype(r).dtype(), b_.local_shape(gtype(r).shape(), need));
+      auto locals = b_.emit_multi(op.kind, ins, results, op.attrs, {});
+      for (size_t k = 0; k < op.results.size(); ++k) {
+        const auto& t = gtype(op.results[k]);
+        PartitionSpec want = result_layout(t, &need);
+        ir::ValueId local = locals[k];
+        if (!(normalized(need, t.rank()) == want)) local = b_.reshard(local, t.dtype(), t.shape(), need, want, why(op));
+        define(op.results[k], local, want);
+      }
+      return;
+    }
+    case OpKind::ArgReduce: case OpKind::Cumulative: {  // the op's axis must be whole
+      const int64_t axis = op.kind == OpKind::ArgReduce ? op.attr<ir::attr::ArgReduce>().axis : op.attr<ir::attr::Cumulative>().axis;
       PartitionSpec need = with_entry(map_[op.operands[0]].layout, axis, {});
       auto x = in_layout(op, op.operands[0], need);
       PartitionSpec layout = need;

@@ -97,6 +97,11 @@ ValueId var(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims, int64
 ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::optional<int64_t> axis, bool keepdims);
 ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::optional<int64_t> axis);
 ValueId sort(Trace& t, ValueId x, int64_t axis);
+// lax.sort of several operands along `axis`: the first num_keys are the keys (compared
+// lexicographically, stably), the others move with them.
+std::vector<ValueId> sort_multi(Trace& t, const std::vector<ValueId>& xs, int64_t axis, int64_t num_keys);
+// jnp.argsort: the stable ascending order along `axis` (int32).
+ValueId argsort(Trace& t, ValueId x, int64_t axis);
 
 // Shape ops.
 ValueId reshape(Trace& t, ValueId x, Shape new_sizes, const OptOutSharding& out_sharding = std::nullopt);

@@ -111,6 +111,31 @@ ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x
   return t.emit(OpKind::Cumulative, {src}, rt, a);
 }
 
+std::vector<ValueId> sort_multi(Trace& t, const std::vector<ValueId>& xs, int64_t axis, int64_t num_keys) {
+  const auto xt = t.type(xs.at(0));
+  int64_t ax = normalize_axis("sort", axis, xt.rank());
+  if (num_keys < 1 || num_keys > static_cast<int64_t>(xs.size()))
+    throw types::ShardingError("ValueError", fmt::format("num_keys={} must be between 1 and the number of operands ({})", num_keys, xs.size()));
+  std::vector<ArrayType> types;
+  for (auto x : xs) {
+    if (t.type(x).shape() != xt.shape())
+      throw types::ShardingError("TypeError", fmt::format("sort requires all operands to have the same shape, got {} and {}",
+                                                          types::py_int_tuple(xt.shape()), types::py_int_tuple(t.type(x).shape())));
+    types.push_back(sharding::propagate_sort(t.ctx("sort"), t.type(x), ax));
+  }
+  ir::attr::Sort a;
+  a.dimension = ax;
+  a.num_keys = num_keys;
+  return t.emit_multi(OpKind::Sort, xs, types, a, {});
+}
+
+ValueId argsort(Trace& t, ValueId x, int64_t axis) {
+  const auto xt = t.type(x);
+  int64_t ax = normalize_axis("argsort", axis, xt.rank());
+  ValueId idx = iota(t, DType::I32, xt.shape(), ax, xt.is_sharded() ? sharding::OptOutSharding(sharding::OutSharding{xt.spec()}) : std::nullopt);
+  return sort_multi(t, {x, idx}, ax, 1).at(1);
+}
+
 ValueId sort(Trace& t, ValueId x, int64_t axis) {
   auto xt = t.type(x);
   int64_t ax = normalize_axis("sort", axis, xt.rank());

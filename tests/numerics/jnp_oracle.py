@@ -165,6 +165,13 @@ for name, expr, ref in [
     add(ew(name, expr, lambda x, ref=ref, src=src: ref(_f64(x[src])).astype(np.float32), "red" if "soft" in name or "standard" in name or "logsumexp" in name else "ew"))
 add(ew("nn_one_hot", "jax.nn.one_hot(i % 5, 5)", lambda x: (np.mod(x["i"], 5)[..., None] == np.arange(5)).astype(np.float32), "exact"))
 
+# sorting (stable, as numpy's kind="stable")
+add(ew("argsort", "jnp.argsort(a, axis=1)", lambda x: np.argsort(x["a"], axis=1, kind="stable").astype(np.int32), "exact"))
+add(ew("argsort_ties", "jnp.argsort(i % 5, axis=0)", lambda x: np.argsort(np.mod(x["i"], 5), axis=0, kind="stable").astype(np.int32), "exact"))
+add(ew("argsort_flat", "jnp.argsort(i, axis=None)", lambda x: np.argsort(x["i"], axis=None, kind="stable").astype(np.int32), "exact"))
+add(ew("lax_sort_payload", "jax.lax.sort((i % 3, a), dimension=1, num_keys=1)[1]",
+       lambda x: np.take_along_axis(x["a"], np.argsort(np.mod(x["i"], 3), axis=1, kind="stable"), axis=1), "exact"))
+
 # elementwise binary
 add(ew("add", "a + b", lambda x: x["a"] + x["b"], "exact"))
 add(ew("sub", "a - b", lambda x: x["a"] - x["b"], "exact"))

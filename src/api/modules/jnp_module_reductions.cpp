@@ -147,6 +147,30 @@ Value jnp_sort(Interp& I, CallArgs& a) {
   });
 }
 
+// jnp.argsort: the stable ascending order (descending: of the reversed order, as jnp).
+Value jnp_argsort(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "argsort", {"a", "axis=", "*", "kind=", "order=", "stable=", "descending="});
+  Value x = array_operand(I, p.get("a"), "argsort");
+  const bool flatten = p.has("axis") && is_none(p.get("axis"));
+  int64_t axis = p.has("axis") && !flatten ? int_arg(I, p.get("axis"), "axis") : -1;
+  const bool descending = p.has("descending") && I.truthy(p.get("descending"));
+  return apply(I, "argsort", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    ValueId v = ids[0];
+    if (flatten || t.type(v).rank() == 0) {
+      v = trace::reshape(t, v, {t.type(v).num_elements()});
+      axis = 0;
+    }
+    if (!descending) return std::vector<ValueId>{trace::argsort(t, v, axis)};
+    // Stable descending: sort the reversed array ascending by the negated order... as jnp:
+    // rev(argsort(rev(x))) mapped back to the original positions.
+    const int64_t ax = trace::normalize_axis("argsort", axis, t.type(v).rank());
+    const int64_t n = t.type(v).shape()[static_cast<size_t>(ax)];
+    ValueId r = trace::rev(t, trace::argsort(t, trace::rev(t, v, {ax}), ax), {ax});
+    ValueId last = trace::scalar_constant(t, static_cast<double>(n - 1), {DType::I32, false});
+    return std::vector<ValueId>{trace::binary(t, "sub", ir::EwOp::Sub, last, r)};
+  });
+}
+
 void add_jnp_reductions(Interp&, ModuleObj& m) {
   def_jnp(m, "sum", jnp_sum);
   def_jnp(m, "prod", jnp_prod);
@@ -166,6 +190,7 @@ void add_jnp_reductions(Interp&, ModuleObj& m) {
   def_jnp(m, "cummax", [](Interp& I, CallArgs& a) { return cumulative_impl(I, a, "cummax", ReduceKind::Max); });
   def_jnp(m, "cummin", [](Interp& I, CallArgs& a) { return cumulative_impl(I, a, "cummin", ReduceKind::Min); });
   def_jnp(m, "sort", jnp_sort);
+  def_jnp(m, "argsort", jnp_argsort);
 }
 
 }  // namespace shard::api

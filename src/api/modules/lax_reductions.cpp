@@ -60,10 +60,20 @@ void add_reductions(ModuleObj& m) {
   def_lax(m, "cumprod", [](Interp& I, CallArgs& a) { return lax_cumulative(I, a, "cumprod", ReduceKind::Prod); });
   def_lax(m, "cummax", [](Interp& I, CallArgs& a) { return lax_cumulative(I, a, "cummax", ReduceKind::Max); });
   def_lax(m, "cummin", [](Interp& I, CallArgs& a) { return lax_cumulative(I, a, "cummin", ReduceKind::Min); });
+  // lax.sort(operand, dimension=-1, is_stable=True, num_keys=1): a sequence of operands is
+  // sorted by its first num_keys and comes back as a tuple.
   def_lax(m, "sort", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "sort", {"operand", "dimension=", "is_stable=", "num_keys="});
     int64_t dim = p.has("dimension") ? int_arg(I, p.get("dimension"), "dimension") : -1;
-    return apply(I, "sort", {lax_operand(I, p.get("operand"), "sort", 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    const int64_t num_keys = p.has("num_keys") ? int_arg(I, p.get("num_keys"), "num_keys") : 1;
+    Value operand = p.get("operand");
+    if (operand->kind == interp::ObjKind::Tuple || operand->kind == interp::ObjKind::List) {
+      std::vector<Value> ops;
+      for (auto& v : I.to_vector(operand)) ops.push_back(lax_operand(I, v, "sort", ops.size()));
+      auto outs = apply_multi(I, "sort", ops, [&](Trace& t, const std::vector<ValueId>& ids) { return trace::sort_multi(t, ids, dim, num_keys); });
+      return interp::make_tuple(outs);
+    }
+    return apply(I, "sort", {lax_operand(I, operand, "sort", 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
       return std::vector<ValueId>{trace::sort(t, ids[0], dim)};
     });
   });

@@ -131,6 +131,8 @@ add("cumprod", ["q"], "lambda q: jnp.cumprod(q, axis=0)", lambda q: np.cumprod(q
 add("logsumexp", ["a"], "lambda a: jax.scipy.special.logsumexp(a, axis=1)", lambda a: _lse(a, 1))
 add("softmax_manual", ["a"], "lambda a: jnp.exp(a - jnp.max(a, axis=1, keepdims=True)) / jnp.sum(jnp.exp(a - jnp.max(a, axis=1, keepdims=True)), axis=1, keepdims=True)",
     lambda a: np.exp(a - a.max(1, keepdims=True)) / np.exp(a - a.max(1, keepdims=True)).sum(1, keepdims=True))
+add("sort_ax1", ["a"], "lambda a: jnp.sort(a, axis=1) * jnp.arange(16.0)", lambda a: np.sort(a, axis=1) * np.arange(16.0))
+add("sort_ax0", ["a"], "lambda a: jnp.sort(jnp.sin(a), axis=0)", lambda a: np.sort(np.sin(a), axis=0))
 # shape ops
 add("reshape", ["a"], "lambda a: jnp.sin(a).reshape(16, 8)", lambda a: np.sin(a).reshape(16, 8))
 add("transpose", ["a"], "lambda a: jnp.sin(a).T", lambda a: np.sin(a).T)
