@@ -1,14 +1,16 @@
-// jax.vmap(f, in_axes=0, out_axes=0): maps f over an axis of its arguments. Mapped axes are
-// moved to the front and f runs as the body of a lax.scan over them (one compiled loop,
-// f traced once on one slice), then the stacked results are moved to out_axes. This gives
-// vmap's values and types for pure functions; it is not a batching transform (each step runs
-// f on one slice), and `axis_name` collectives are not supported.
+// jax.vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None): f is
+// traced once on one example's types and batched by src/batching/ (each primitive's batching
+// rule), so the program holds the batched primitives, not a loop. Mapped axes are moved to the
+// front first and the batch dim moved to out_axes after; a sharded batch dim keeps its
+// sharding, and spmd_axis_name shards it over mesh axes.
 #include "api/transforms/vmap.hpp"
 
 #include <fmt/format.h>
 
 #include "api/objects/array_value.hpp"
 #include "api/transforms/jit_tree.hpp"
+#include "api/transforms/region_trace.hpp"
+#include "batching/batching.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -17,91 +19,205 @@ using interp::CallArgs;
 using interp::Interp;
 using interp::ObjKind;
 using interp::Value;
+using ir::ValueId;
 namespace bi = interp::bi;
 
 namespace {
 
-Value module_fn(Interp& I, const char* module, const char* name) {
-  return I.getattr(I.import_module(module, I.current_loc()), name);
-}
-
-// Applies fn to every leaf of tree (a tuple/list/dict/None structure).
-Value map_tree(Interp& I, const Value& tree, const std::function<Value(const Value&)>& fn) {
-  std::vector<Value> leaves;
-  TreeDef def = tree_flatten(I, tree, leaves);
-  for (auto& l : leaves) l = fn(l);
-  size_t pos = 0;
-  return tree_unflatten(I, def, leaves, pos);
-}
-
-std::optional<int64_t> axis_of(Interp& I, const Value& v) {
+std::optional<int64_t> axis_of(Interp& I, const Value& v, const char* what) {
   if (!v || v->kind == ObjKind::None) return std::nullopt;
   auto i = bi::int_of(v);
-  if (!i) I.raise("ValueError", fmt::format("vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
-                                            "arguments passed to the function, got {}.", I.repr(v)));
+  if (!i) I.raise("ValueError", fmt::format("vmap {} must be an int, None, or a tuple of entries corresponding to the positional "
+                                            "arguments passed to the function, got {}.", what, I.repr(v)));
   return *i;
 }
 
-Value call_vmapped(Interp& I, const Value& fun, const Value& in_axes, const Value& out_axes, CallArgs& a) {
+bool is_container(const Value& v) {
+  return v && (v->kind == ObjKind::Tuple || v->kind == ObjKind::List || v->kind == ObjKind::Dict);
+}
+
+// One axis per leaf of `value`, from `spec`, a tree prefix of it (an int or None covers a
+// whole subtree).
+void axes_for(Interp& I, const Value& spec, const Value& value, const char* what, std::vector<std::optional<int64_t>>& out) {
+  if (!is_container(spec)) {
+    std::vector<Value> leaves;
+    tree_flatten(I, value, leaves);
+    out.insert(out.end(), leaves.size(), axis_of(I, spec, what));
+    return;
+  }
+  if (!is_container(value) || spec->kind != value->kind)
+    I.raise("ValueError", fmt::format("vmap {} specification must be a tree prefix of the corresponding value, got specification {} "
+                                      "for value tree {}.", what, I.repr(spec), I.repr(value)));
+  if (spec->kind == ObjKind::Dict) {
+    std::vector<Value> leaves;
+    TreeDef d = tree_flatten(I, value, leaves);  // sorted keys, as the leaves come
+    for (auto& k : d.keys) axes_for(I, I.getitem(spec, k), I.getitem(value, k), what, out);
+    return;
+  }
+  auto s = I.to_vector(spec), v = I.to_vector(value);
+  if (s.size() != v.size())
+    I.raise("ValueError", fmt::format("vmap {} specification must be a tree prefix of the corresponding value, got specification {} "
+                                      "for value tree {}.", what, I.repr(spec), I.repr(value)));
+  for (size_t i = 0; i < s.size(); ++i) axes_for(I, s[i], v[i], what, out);
+}
+
+bool is_traced_leaf(const Value& v) { return is_array_like(v) || python_scalar_type(v, false).has_value(); }
+
+types::ArrayType without_dim0(const types::ArrayType& t) {
+  types::Shape s(t.shape().begin() + 1, t.shape().end());
+  auto e = t.spec().normalized(t.rank()).entries();
+  e.erase(e.begin());
+  return t.with_shape(s, types::PartitionSpec(e));
+}
+
+// Moves dim `from` of v to `to`.
+ValueId move_dim(trace::Trace& t, ValueId v, int64_t from, int64_t to) {
+  if (from == to) return v;
+  const auto rank = static_cast<int64_t>(t.type(v).rank());
+  std::vector<int64_t> rest;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != from) rest.push_back(i);
+  rest.insert(rest.begin() + to, from);
+  return trace::transpose(t, v, rest);
+}
+
+struct VmapSpec {
+  Value fun, in_axes, out_axes;
+  std::string axis_name;
+  std::optional<int64_t> axis_size;
+  types::AxisNames spmd_axes;
+};
+
+Value call_vmapped(Interp& I, const VmapSpec& vs, CallArgs& a) {
   if (!a.kwargs.empty()) I.raise("ValueError", "kwargs not supported for vmapped functions yet: pass them positionally");
-  const size_t n = a.args.size();
-  std::vector<std::optional<int64_t>> axes(n);
-  if (in_axes && (in_axes->kind == ObjKind::Tuple || in_axes->kind == ObjKind::List)) {
-    auto items = I.to_vector(in_axes);
-    if (items.size() != n)
+  const Value args_tuple = interp::make_tuple(a.args);
+  std::vector<Value> leaves;
+  TreeDef def = tree_flatten(I, args_tuple, leaves);
+  std::vector<std::optional<int64_t>> axes;
+  Value in_spec = vs.in_axes;
+  if (in_spec && in_spec->kind == ObjKind::List) in_spec = interp::make_tuple(I.to_vector(in_spec));
+  if (is_container(in_spec) && in_spec->kind == ObjKind::Tuple) {
+    if (I.to_vector(in_spec).size() != a.args.size())
       I.raise("ValueError", fmt::format("vmap in_axes specification must be a tree prefix of the corresponding value, got specification "
-                                        "{} for value tree of {} arguments.", I.repr(in_axes), n));
-    for (size_t i = 0; i < n; ++i) axes[i] = axis_of(I, items[i]);
+                                        "{} for value tree {}.", I.repr(vs.in_axes), pytreedef_str(I, def)));
+    axes_for(I, in_spec, args_tuple, "in_axes", axes);
   } else {
-    for (auto& x : axes) x = axis_of(I, in_axes);
+    axes_for(I, in_spec, args_tuple, "in_axes", axes);
   }
-  Value moveaxis = module_fn(I, "jax.numpy", "moveaxis");
-  // Mapped arguments with their axis in front; all mapped leaves must agree on its size.
+  // The mapped size, consistent over the mapped leaves.
   std::optional<int64_t> size;
-  std::vector<Value> mapped, fixed(a.args);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < leaves.size(); ++i) {
     if (!axes[i]) continue;
-    mapped.push_back(map_tree(I, a.args[i], [&](const Value& leaf) -> Value {
-      auto shape = is_array_like(leaf) ? type_of(leaf).shape() : types::Shape{};
-      int64_t ax = *axes[i] < 0 ? *axes[i] + static_cast<int64_t>(shape.size()) : *axes[i];
-      if (ax < 0 || ax >= static_cast<int64_t>(shape.size()))
-        I.raise("ValueError", fmt::format("vmap was requested to map its argument along axis {}, which implies that its rank should be at "
-                                          "least {}, but is only {} (its shape is {})",
-                                          *axes[i], *axes[i] < 0 ? -*axes[i] : *axes[i] + 1, shape.size(), types::py_int_tuple(shape)));
-      if (size && *size != shape[ax])
-        I.raise("ValueError", fmt::format("vmap got inconsistent sizes for array axes to be mapped: the mapped axes have sizes {} and {}",
-                                          *size, shape[ax]));
-      size = shape[ax];
-      return I.call(moveaxis, std::vector<Value>{leaf, interp::make_int(ax), interp::make_int(0)});
-    }));
+    auto shape = is_array_like(leaves[i]) ? type_of(leaves[i]).shape() : types::Shape{};
+    const int64_t ax = *axes[i] < 0 ? *axes[i] + static_cast<int64_t>(shape.size()) : *axes[i];
+    if (ax < 0 || ax >= static_cast<int64_t>(shape.size()))
+      I.raise("ValueError", fmt::format("vmap was requested to map its argument along axis {}, which implies that its rank should be at "
+                                        "least {}, but is only {} (its shape is {})",
+                                        *axes[i], *axes[i] < 0 ? -*axes[i] : *axes[i] + 1, shape.size(), types::py_int_tuple(shape)));
+    if (size && *size != shape[static_cast<size_t>(ax)])
+      I.raise("ValueError", fmt::format("vmap got inconsistent sizes for array axes to be mapped: the mapped axes have sizes {} and {}",
+                                        *size, shape[static_cast<size_t>(ax)]));
+    size = shape[static_cast<size_t>(ax)];
+    axes[i] = ax;
   }
+  if (!size) size = vs.axis_size;
   if (!size) I.raise("ValueError", "vmap must have at least one non-None value in in_axes");
-  // scan(body, None, xs): body gets one slice of every mapped argument.
-  Value body = interp::make_builtin("vmap_body", [fun, axes, fixed](Interp& I2, CallArgs& b) -> Value {
-    auto slices = I2.to_vector(b.args.at(1));
-    std::vector<Value> args = fixed;
-    size_t k = 0;
-    for (size_t i = 0; i < args.size(); ++i)
-      if (axes[i]) args[i] = slices.at(k++);
-    return interp::make_tuple({interp::none(), I2.call(fun, args)});
+  if (vs.axis_size && *vs.axis_size != *size)
+    I.raise("ValueError", fmt::format("vmap got inconsistent sizes for array axes to be mapped: axis_size={} but the mapped axes have "
+                                      "size {}", *vs.axis_size, *size));
+  // Traced leaves (arrays, numbers) become operands; anything else is passed as it is.
+  std::vector<Value> operands;
+  std::vector<size_t> traced;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (is_traced_leaf(leaves[i])) {
+      operands.push_back(leaves[i]);
+      traced.push_back(i);
+    } else if (axes[i]) {
+      I.raise("ValueError", fmt::format("vmap was requested to map its argument along axis {}, which implies that its rank should be at "
+                                        "least {}, but is only 0 (its shape is ())", *axes[i], *axes[i] + 1));
+    }
+  TreeDef out_def;
+  const int64_t n = *size;
+  std::vector<Value> results = apply_multi(I, "vmap", operands, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+    std::vector<batching::Batched> ins;
+    std::vector<types::ArrayType> types;
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const auto& ax = axes[traced[k]];
+      ValueId v = ids[k];
+      if (ax) {
+        v = move_dim(t, v, *ax, 0);
+        if (!vs.spmd_axes.empty() && !t.mesh().explicit_axes().empty()) {
+          auto e = t.type(v).spec().normalized(t.type(v).rank()).entries();
+          e[0] = vs.spmd_axes;
+          v = trace::reshard(t, v, sharding::OutSharding{types::PartitionSpec(e)});
+        }
+        types.push_back(without_dim0(t.type(v)));
+      } else {
+        types.push_back(t.type(v));
+      }
+      ins.push_back({v, ax.has_value()});
+    }
+    Region r = trace_region(I, t, "vmap", types, [&](const std::vector<Value>& tracers) {
+      std::vector<Value> all = leaves;
+      for (size_t k = 0; k < traced.size(); ++k) all[traced[k]] = tracers[k];
+      size_t pos = 0;
+      return I.call(vs.fun, I.to_vector(tree_unflatten(I, def, all, pos)));
+    });
+    out_def = r.out;
+    std::vector<batching::Batched> args;
+    for (auto c : r.captured) args.push_back({c, false});
+    args.insert(args.end(), ins.begin(), ins.end());
+    auto res = batching::batch(t, *r.fn, args, n, vs.axis_name);
+    // out_axes: an int or None for all outputs, or a tree prefix of them.
+    std::vector<std::optional<int64_t>> out_axes;
+    if (is_container(vs.out_axes)) {
+      std::vector<Value> dummy_leaves;
+      for (size_t i = 0; i < res.size(); ++i) dummy_leaves.push_back(interp::none());
+      size_t pos = 0;
+      Value shape_tree = tree_unflatten(I, r.out, dummy_leaves, pos);
+      axes_for(I, vs.out_axes, shape_tree, "out_axes", out_axes);
+    } else {
+      out_axes.assign(res.size(), axis_of(I, vs.out_axes, "out_axes"));
+    }
+    std::vector<ValueId> out;
+    for (size_t i = 0; i < res.size(); ++i) {
+      if (!out_axes[i]) {
+        if (res[i].batched)
+          I.raise("ValueError", "vmap has mapped output but out_axes is None");
+        out.push_back(res[i].value);
+        continue;
+      }
+      ValueId v = batching::materialize(t, res[i], n);
+      const auto rank = static_cast<int64_t>(t.type(v).rank());
+      int64_t to = *out_axes[i] < 0 ? *out_axes[i] + rank : *out_axes[i];
+      if (to < 0 || to >= rank)
+        I.raise("ValueError", fmt::format("vmap out_axes specification {} is out of bounds for an output of rank {}", *out_axes[i], rank - 1));
+      out.push_back(move_dim(t, v, 0, to));
+    }
+    return out;
   });
-  Value scan = module_fn(I, "jax.lax", "scan");
-  Value result = I.to_vector(I.call(scan, std::vector<Value>{body, interp::none(), interp::make_tuple(mapped)})).at(1);
-  auto out = axis_of(I, out_axes);
-  if (!out || *out == 0) return result;
-  return map_tree(I, result, [&](const Value& leaf) {
-    return I.call(moveaxis, std::vector<Value>{leaf, interp::make_int(0), interp::make_int(*out)});
-  });
+  size_t pos = 0;
+  return tree_unflatten(I, out_def, results, pos);
+}
+
+types::AxisNames names_of(Interp& I, const Value& v) {
+  types::AxisNames out;
+  if (!v || v->kind == ObjKind::None) return out;
+  if (v->kind == ObjKind::Str) return {static_cast<interp::StrObj&>(*v).v};
+  for (auto& x : I.to_vector(v)) out.push_back(bi::str_arg(I, x, "spmd_axis_name"));
+  return out;
 }
 
 Value jax_vmap(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "vmap", {"fun", "in_axes=", "out_axes=", "axis_name=", "axis_size=", "spmd_axis_name="});
-  Value fun = p.get("fun");
-  if (Value name = p.get("axis_name"); name && name->kind != ObjKind::None)
-    I.raise("NotImplementedError", "vmap with axis_name (collectives over the mapped axis) is not supported");
-  Value in_axes = p.get("in_axes") ? p.get("in_axes") : interp::make_int(0);
-  Value out_axes = p.get("out_axes") ? p.get("out_axes") : interp::make_int(0);
-  return interp::make_builtin("vmap_f", [fun, in_axes, out_axes](Interp& I2, CallArgs& b) { return call_vmapped(I2, fun, in_axes, out_axes, b); });
+  VmapSpec vs;
+  vs.fun = p.get("fun");
+  vs.in_axes = p.get("in_axes") ? p.get("in_axes") : interp::make_int(0);
+  vs.out_axes = p.get("out_axes") ? p.get("out_axes") : interp::make_int(0);
+  if (Value name = p.get("axis_name"); name && name->kind != ObjKind::None) vs.axis_name = bi::str_arg(I, name, "axis_name");
+  if (Value s = p.get("axis_size"); s && s->kind != ObjKind::None) vs.axis_size = bi::int_of(s);
+  vs.spmd_axes = names_of(I, p.get("spmd_axis_name"));
+  return interp::make_builtin("vmap_f", [vs](Interp& I2, CallArgs& b) { return call_vmapped(I2, vs, b); });
 }
 
 }  // namespace

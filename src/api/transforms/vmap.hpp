@@ -1,4 +1,4 @@
-// jax.vmap: maps a function over an axis of its arguments (as the body of a lax.scan).
+// jax.vmap: the batching transform (src/batching/) over a traced function.
 #pragma once
 #include "interp/interp.hpp"
 

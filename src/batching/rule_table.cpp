@@ -1,0 +1,72 @@
+// Binds each op kind to its batching rule, and the helpers the rules share.
+#include "batching/rules.hpp"
+
+namespace shard::batching {
+
+using ir::OpKind;
+
+BatchRule batch_rule(OpKind k) {
+  switch (k) {
+#define X(e, n, a, r, l) \
+  case OpKind::e: return &batch_##e;
+    SHARD_IR_OPS(X)
+#undef X
+  }
+  return nullptr;
+}
+
+void unsupported(const std::string& what) { throw types::ShardingError("NotImplementedError", what); }
+
+std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
+  std::vector<ArrayType> types;
+  for (auto r : op.results) types.push_back(fn.type(r));
+  return t.emit_multi(op.kind, operands, types, op.attrs, op.regions);
+}
+
+std::vector<ValueId> inline_region(Trace& t, const ir::Function& f, const std::vector<ValueId>& args) {
+  std::vector<ValueId> map(f.value_types.size(), -1);
+  for (size_t i = 0; i < f.params.size(); ++i) map[static_cast<size_t>(f.params[i])] = args.at(i);
+  for (const auto& op : f.ops) {
+    std::vector<ValueId> operands;
+    for (auto v : op.operands) operands.push_back(map[static_cast<size_t>(v)]);
+    auto rs = emit_like(t, f, op, operands);
+    for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
+  }
+  std::vector<ValueId> out;
+  for (auto v : f.results) out.push_back(map[static_cast<size_t>(v)]);
+  return out;
+}
+
+Batched batched(ValueId v) { return {v, true}; }
+
+std::vector<Batched> all_batched(const std::vector<ValueId>& vs) {
+  std::vector<Batched> out;
+  for (auto v : vs) out.push_back({v, true});
+  return out;
+}
+
+std::vector<int64_t> shifted(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> out;
+  for (auto d : dims) out.push_back(d + 1);
+  return out;
+}
+
+types::Shape with_batch(int64_t size, const types::Shape& s) {
+  types::Shape out{size};
+  out.insert(out.end(), s.begin(), s.end());
+  return out;
+}
+
+types::PartitionSpec batch_spec(const types::PartitionSpec::Entry& batch, const ArrayType& t) {
+  auto e = t.spec().normalized(t.rank()).entries();
+  e.insert(e.begin(), batch);
+  return types::PartitionSpec(e);
+}
+
+types::PartitionSpec::Entry batch_entry(const Trace& t, ValueId v) {
+  const ArrayType vt = t.type(v);
+  auto e = vt.spec().normalized(vt.rank()).entries();
+  return e.empty() ? types::PartitionSpec::Entry{} : e[0];
+}
+
+}  // namespace shard::batching

@@ -1,0 +1,347 @@
+// Batching of the ops with regions. Bodies are batched into new bodies; a loop's batched
+// carries are found by iterating to a fixed point. A cond whose index is batched runs every
+// branch and selects; a while_loop whose predicate is batched runs until every lane is done,
+// lanes that finished keeping their values (as JAX does).
+#include <fmt/format.h>
+
+#include "batching/rules.hpp"
+
+namespace shard::batching {
+
+using ir::OpKind;
+
+namespace {
+
+ArrayType batched_type(const ArrayType& t, int64_t size) {
+  return t.with_shape(with_batch(size, t.shape()), batch_spec({}, t));
+}
+
+// `t` with a leading dim of `n` (scan ys).
+ArrayType stacked(const ArrayType& t, int64_t n) { return batched_type(t, n); }
+
+// `t` without its leading dim (a slice of scanned xs).
+ArrayType unstacked(const ArrayType& t) {
+  types::Shape s(t.shape().begin() + 1, t.shape().end());
+  auto e = t.spec().normalized(t.rank()).entries();
+  e.erase(e.begin());
+  return t.with_shape(s, types::PartitionSpec(e));
+}
+
+struct RegionBatch {
+  std::shared_ptr<const ir::Function> fn;
+  std::vector<bool> out_batched;
+};
+
+// f batched: params typed `param_types` (batched ones with the batch dim), results batched
+// where the body makes them so or `force` asks.
+RegionBatch batch_region(const ir::Function& f, const types::AbstractMesh& mesh, const std::vector<ArrayType>& param_types,
+                         const std::vector<bool>& in_batched, const std::vector<bool>& force, int64_t size, const std::string& axis_name) {
+  auto rt = std::make_shared<Trace>(f.name, mesh);
+  std::vector<Batched> args;
+  for (size_t i = 0; i < f.params.size(); ++i) args.push_back({rt->param(param_types[i]), in_batched[i]});
+  auto res = batch(*rt, f, args, size, axis_name);
+  RegionBatch out;
+  std::vector<ValueId> results;
+  for (size_t i = 0; i < res.size(); ++i) {
+    const bool b = res[i].batched || (i < force.size() && force[i]);
+    out.out_batched.push_back(b);
+    results.push_back(b ? materialize(*rt, res[i], size) : res[i].value);
+  }
+  out.fn = std::make_shared<const ir::Function>(rt->finish(results));
+  return out;
+}
+
+std::vector<bool> flags(const std::vector<Batched>& x, size_t from, size_t n) {
+  std::vector<bool> out;
+  for (size_t i = from; i < from + n; ++i) out.push_back(x.at(i).batched);
+  return out;
+}
+
+// Moves dim `from` of v to `to`.
+ValueId move_dim(Trace& t, ValueId v, int64_t from, int64_t to) {
+  const auto rank = static_cast<int64_t>(t.type(v).rank());
+  std::vector<int64_t> rest;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != from) rest.push_back(i);
+  rest.insert(rest.begin() + to, from);
+  return trace::transpose(t, v, rest);
+}
+
+// pred [B] broadcast against a value of shape [B, ...].
+ValueId lanes(Trace& t, ValueId pred, const ArrayType& like) { return trace::broadcast_in_dim(t, pred, like.shape(), {0}); }
+
+}  // namespace
+
+// scan: batched xs are scanned with the batch as their second dim (the scan takes the first),
+// batched ys come out that way and are moved back.
+std::vector<Batched> batch_Scan(BatchArgs& a) {
+  Trace& t = a.t;
+  const auto& s = a.op.attr<ir::attr::Scan>();
+  const ir::Function& body = *a.op.regions.at(0);
+  const auto nc = static_cast<size_t>(s.num_consts), nk = static_cast<size_t>(s.num_carry);
+  const size_t nx = a.x.size() - nc - nk, ny = a.op.results.size() - nk;
+  std::vector<ValueId> xs;
+  for (size_t i = 0; i < nx; ++i) {
+    const Batched& v = a.x[nc + nk + i];
+    xs.push_back(v.batched ? move_dim(t, v.value, 0, 1) : v.value);
+  }
+  auto k_b = flags(a.x, nc, nk);
+  RegionBatch rb;
+  std::vector<ValueId> carries;
+  for (;;) {
+    carries.clear();
+    std::vector<ArrayType> types;
+    std::vector<bool> in_b;
+    for (size_t i = 0; i < nc; ++i) {
+      types.push_back(t.type(a.x[i].value));
+      in_b.push_back(a.x[i].batched);
+    }
+    for (size_t i = 0; i < nk; ++i) {
+      carries.push_back(k_b[i] ? a.full(nc + i) : a.x[nc + i].value);
+      types.push_back(t.type(carries.back()));
+      in_b.push_back(k_b[i]);
+    }
+    for (size_t i = 0; i < nx; ++i) {
+      types.push_back(unstacked(t.type(xs[i])));
+      in_b.push_back(a.x[nc + nk + i].batched);
+    }
+    std::vector<bool> force(k_b.begin(), k_b.end());
+    force.resize(nk + ny, false);
+    rb = batch_region(body, t.mesh(), types, in_b, force, a.size, a.axis_name);
+    bool grown = false;
+    for (size_t i = 0; i < nk; ++i)
+      if (rb.out_batched[i] && !k_b[i]) k_b[i] = grown = true;
+    if (!grown) break;
+  }
+  std::vector<ValueId> operands;
+  for (size_t i = 0; i < nc; ++i) operands.push_back(a.x[i].value);
+  operands.insert(operands.end(), carries.begin(), carries.end());
+  operands.insert(operands.end(), xs.begin(), xs.end());
+  std::vector<ArrayType> types;
+  for (auto c : carries) types.push_back(t.type(c));
+  for (size_t i = 0; i < ny; ++i) types.push_back(stacked(rb.fn->type(rb.fn->results[nk + i]), s.length));
+  auto rs = t.emit_multi(OpKind::Scan, operands, types, a.op.attrs, {rb.fn});
+  std::vector<Batched> out;
+  for (size_t i = 0; i < nk; ++i) out.push_back({rs[i], static_cast<bool>(k_b[i])});
+  for (size_t i = 0; i < ny; ++i) {
+    const bool b = rb.out_batched[nk + i];
+    out.push_back({b ? move_dim(t, rs[nk + i], 1, 0) : rs[nk + i], b});
+  }
+  return out;
+}
+
+std::vector<Batched> batch_While(BatchArgs& a) {
+  Trace& t = a.t;
+  const auto& w = a.op.attr<ir::attr::While>();
+  const ir::Function& cond = *a.op.regions.at(0);
+  const ir::Function& body = *a.op.regions.at(1);
+  const auto ncc = static_cast<size_t>(w.cond_nconsts), nbc = static_cast<size_t>(w.body_nconsts);
+  const size_t nk = a.x.size() - ncc - nbc;
+  auto k_b = flags(a.x, ncc + nbc, nk);
+  auto consts_of = [&](size_t from, size_t n, std::vector<ArrayType>& types, std::vector<bool>& in_b) {
+    for (size_t i = from; i < from + n; ++i) {
+      types.push_back(t.type(a.x[i].value));
+      in_b.push_back(a.x[i].batched);
+    }
+  };
+  auto carries_now = [&]() {
+    std::vector<ValueId> c;
+    for (size_t i = 0; i < nk; ++i) c.push_back(k_b[i] ? a.full(ncc + nbc + i) : a.x[ncc + nbc + i].value);
+    return c;
+  };
+  RegionBatch rb, rc;
+  std::vector<ValueId> carries;
+  for (int pass = 0;; ++pass) {
+    carries = carries_now();
+    std::vector<ArrayType> types, ctypes;
+    std::vector<bool> in_b, cin_b;
+    consts_of(ncc, nbc, types, in_b);
+    consts_of(0, ncc, ctypes, cin_b);
+    for (size_t i = 0; i < nk; ++i) {
+      types.push_back(t.type(carries[i]));
+      in_b.push_back(k_b[i]);
+      ctypes.push_back(t.type(carries[i]));
+      cin_b.push_back(k_b[i]);
+    }
+    rb = batch_region(body, t.mesh(), types, in_b, k_b, a.size, a.axis_name);
+    rc = batch_region(cond, t.mesh(), ctypes, cin_b, {}, a.size, a.axis_name);
+    bool grown = false;
+    for (size_t i = 0; i < nk; ++i)
+      if (rb.out_batched[i] && !k_b[i]) k_b[i] = grown = true;
+    if (rc.out_batched[0])  // a batched predicate: every lane carries its own values
+      for (size_t i = 0; i < nk; ++i)
+        if (!k_b[i]) k_b[i] = grown = true;
+    if (!grown) break;
+  }
+  std::vector<ValueId> operands;
+  for (size_t i = 0; i < ncc + nbc; ++i) operands.push_back(a.x[i].value);
+  operands.insert(operands.end(), carries.begin(), carries.end());
+  std::vector<ArrayType> types;
+  for (auto c : carries) types.push_back(t.type(c));
+  if (!rc.out_batched[0]) {
+    auto rs = t.emit_multi(OpKind::While, operands, types, a.op.attrs, {rc.fn, rb.fn});
+    std::vector<Batched> out;
+    for (size_t i = 0; i < nk; ++i) out.push_back({rs[i], static_cast<bool>(k_b[i])});
+    return out;
+  }
+  // Batched predicate: loop while any lane goes on; the body advances only those lanes.
+  auto ct = std::make_shared<Trace>("cond", t.mesh());
+  std::vector<ValueId> cparams;
+  for (size_t i = 0; i < ncc; ++i) cparams.push_back(ct->param(t.type(a.x[i].value)));
+  for (auto c : carries) cparams.push_back(ct->param(t.type(c)));
+  ValueId any = trace::reduce(*ct, "reduce_or", ir::ReduceKind::Or, inline_region(*ct, *rc.fn, cparams).at(0), {}, false);
+  auto cond_fn = std::make_shared<const ir::Function>(ct->finish({any}));
+  auto bt = std::make_shared<Trace>("body", t.mesh());
+  std::vector<ValueId> cc, bc, ks;
+  for (size_t i = 0; i < ncc; ++i) cc.push_back(bt->param(t.type(a.x[i].value)));
+  for (size_t i = ncc; i < ncc + nbc; ++i) bc.push_back(bt->param(t.type(a.x[i].value)));
+  for (auto c : carries) ks.push_back(bt->param(t.type(c)));
+  std::vector<ValueId> cargs = cc, bargs = bc;
+  cargs.insert(cargs.end(), ks.begin(), ks.end());
+  bargs.insert(bargs.end(), ks.begin(), ks.end());
+  ValueId going = inline_region(*bt, *rc.fn, cargs).at(0);
+  auto next = inline_region(*bt, *rb.fn, bargs);
+  std::vector<ValueId> results;
+  for (size_t i = 0; i < nk; ++i) results.push_back(trace::where(*bt, lanes(*bt, going, bt->type(ks[i])), next[i], ks[i]));
+  auto body_fn = std::make_shared<const ir::Function>(bt->finish(results));
+  std::vector<ValueId> ops2;
+  for (size_t i = 0; i < ncc; ++i) ops2.push_back(a.x[i].value);
+  for (size_t i = 0; i < ncc + nbc; ++i) ops2.push_back(a.x[i].value);
+  ops2.insert(ops2.end(), carries.begin(), carries.end());
+  ir::attr::While attrs{static_cast<int64_t>(ncc), static_cast<int64_t>(ncc + nbc)};
+  auto rs = t.emit_multi(OpKind::While, ops2, types, attrs, {cond_fn, body_fn});
+  return all_batched(rs);
+}
+
+// cond: an unbatched index picks a batched branch; a batched one runs every branch on every
+// lane and selects (clamped as lax.switch clamps).
+std::vector<Batched> batch_Cond(BatchArgs& a) {
+  Trace& t = a.t;
+  const size_t n = a.x.size() - 1, nr = a.op.results.size();
+  const auto in_b = flags(a.x, 1, n);
+  std::vector<ArrayType> types;
+  for (size_t i = 0; i < n; ++i) types.push_back(t.type(a.x[1 + i].value));
+  if (!a.x[0].batched) {
+    std::vector<bool> out_b(nr, false);
+    for (auto& br : a.op.regions) {
+      auto rb = batch_region(*br, t.mesh(), types, in_b, {}, a.size, a.axis_name);
+      for (size_t i = 0; i < nr; ++i) out_b[i] = out_b[i] || rb.out_batched[i];
+    }
+    std::vector<std::shared_ptr<const ir::Function>> branches;
+    for (auto& br : a.op.regions) branches.push_back(batch_region(*br, t.mesh(), types, in_b, out_b, a.size, a.axis_name).fn);
+    std::vector<ValueId> operands;
+    for (auto& v : a.x) operands.push_back(v.value);
+    std::vector<ArrayType> rtypes;
+    for (size_t i = 0; i < nr; ++i) rtypes.push_back(branches[0]->type(branches[0]->results[i]));
+    auto rs = t.emit_multi(OpKind::Cond, operands, rtypes, a.op.attrs, branches);
+    std::vector<Batched> out;
+    for (size_t i = 0; i < nr; ++i) out.push_back({rs[i], static_cast<bool>(out_b[i])});
+    return out;
+  }
+  std::vector<Batched> args(a.x.begin() + 1, a.x.end());
+  std::vector<std::vector<ValueId>> outs;
+  for (auto& br : a.op.regions) {
+    auto res = batch(t, *br, args, a.size, a.axis_name);
+    std::vector<ValueId> full;
+    for (auto& r : res) full.push_back(materialize(t, r, a.size));
+    outs.push_back(full);
+  }
+  const auto nb = static_cast<int64_t>(a.op.regions.size());
+  ValueId index = trace::clip(t, a.x[0].value, trace::scalar_constant(t, 0, {types::DType::I32, false}),
+                              trace::scalar_constant(t, static_cast<double>(nb - 1), {types::DType::I32, false}));
+  std::vector<Batched> out;
+  for (size_t i = 0; i < nr; ++i) {
+    ValueId r = outs.back()[i];
+    for (int64_t k = nb - 2; k >= 0; --k) {
+      ValueId is_k = trace::binary(t, "eq", ir::EwOp::Eq, index, trace::scalar_constant(t, static_cast<double>(k), {types::DType::I32, false}));
+      r = trace::where(t, lanes(t, is_k, t.type(r)), outs[static_cast<size_t>(k)][i], r);
+    }
+    out.push_back(batched(r));
+  }
+  return out;
+}
+
+// shard_map: the batch is one more local dim, unsharded by in_specs and out_specs.
+std::vector<Batched> batch_ShardMap(BatchArgs& a) {
+  Trace& t = a.t;
+  const auto& s = a.op.attr<ir::attr::ShardMap>();
+  const ir::Function& body = *a.op.regions.at(0);
+  const size_t n = a.x.size(), nr = a.op.results.size();
+  const types::AbstractMesh inner = s.mesh.with_axis_types(s.manual_axes, types::AxisType::Manual);
+  std::vector<ArrayType> types;
+  std::vector<bool> in_b;
+  for (size_t i = 0; i < n; ++i) {
+    const ArrayType p = body.type(body.params[i]);
+    types.push_back(a.x[i].batched ? batched_type(p, a.size) : p);
+    in_b.push_back(a.x[i].batched);
+  }
+  RegionBatch rb;
+  {
+    trace::CheckVmaScope vma(s.check_vma);
+    rb = batch_region(body, inner, types, in_b, {}, a.size, a.axis_name);
+  }
+  auto prefixed = [](const types::PartitionSpec& spec) {
+    auto e = spec.entries();
+    e.insert(e.begin(), types::PartitionSpec::Entry{});
+    return types::PartitionSpec(e);
+  };
+  ir::attr::ShardMap attrs = s;
+  attrs.in_specs.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    if (a.x[i].batched) attrs.in_specs[i] = prefixed(attrs.in_specs[i].normalized(a.operand_type(i).rank()));
+  std::vector<ArrayType> rtypes;
+  for (size_t i = 0; i < nr; ++i) {
+    const ArrayType rt = a.result_type(i);
+    if (rb.out_batched[i]) {
+      attrs.out_specs[i] = prefixed(attrs.out_specs[i].normalized(rt.rank()));
+      rtypes.push_back(batched_type(rt, a.size));
+    } else {
+      rtypes.push_back(rt);
+    }
+  }
+  std::vector<ValueId> operands;
+  for (auto& v : a.x) operands.push_back(v.value);
+  auto rs = t.emit_multi(OpKind::ShardMap, operands, rtypes, attrs, {rb.fn});
+  std::vector<Batched> out;
+  for (size_t i = 0; i < nr; ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
+  return out;
+}
+
+std::vector<Batched> batch_Checkpoint(BatchArgs& a) {
+  Trace& t = a.t;
+  const ir::Function& body = *a.op.regions.at(0);
+  std::vector<ArrayType> types;
+  std::vector<bool> in_b;
+  for (auto& v : a.x) {
+    types.push_back(t.type(v.value));
+    in_b.push_back(v.batched);
+  }
+  auto rb = batch_region(body, t.mesh(), types, in_b, {}, a.size, a.axis_name);
+  std::vector<ValueId> operands;
+  for (auto& v : a.x) operands.push_back(v.value);
+  std::vector<ArrayType> rtypes;
+  for (auto r : rb.fn->results) rtypes.push_back(rb.fn->type(r));
+  auto rs = t.emit_multi(OpKind::Checkpoint, operands, rtypes, a.op.attrs, {rb.fn});
+  std::vector<Batched> out;
+  for (size_t i = 0; i < rs.size(); ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
+  return out;
+}
+
+// A function with custom derivatives is batched as its body (its rules are not batched yet,
+// so derivatives taken after vmap differentiate the body).
+std::vector<Batched> batch_CustomJvpCall(BatchArgs& a) { return batch(a.t, *a.op.regions.at(0), a.x, a.size, a.axis_name); }
+std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) { return batch(a.t, *a.op.regions.at(0), a.x, a.size, a.axis_name); }
+std::vector<Batched> batch_CustomVjpLin(BatchArgs&) {
+  unsupported("vmap of the linear part of a custom_vjp function (jax.vjp's function under vmap) is not supported yet");
+}
+
+std::vector<Batched> batch_HostCallback(BatchArgs& a) {
+  std::vector<ValueId> operands;
+  for (auto& v : a.x) operands.push_back(v.value);
+  emit_like(a.t, a.fn, a.op, operands);
+  return {};
+}
+
+std::vector<Batched> batch_Fusion(BatchArgs&) { throw std::logic_error("internal error: a per-device fusion in a traced program"); }
+
+}  // namespace shard::batching
