@@ -10,6 +10,7 @@
 #include "api/objects/array_value.hpp"
 #include "api/transforms/region_trace.hpp"
 #include "autodiff/autodiff.hpp"
+#include "batching/batching.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -378,9 +379,182 @@ Value jax_linearize(Interp& I, CallArgs& a) {
   return interp::make_tuple({rebuild(I, out_def, outs), f_jvp});
 }
 
+// jacfwd / jacrev: the linear function of f (linearize) batched over a basis: of the input
+// tangents (forward: one JVP per input element, all at once) or of the output cotangents
+// (reverse: the transposed function batched, one VJP per output element). Each block of the
+// Jacobian has the shape out_shape + in_shape, as JAX's.
+Value call_jacobian(Interp& I, const Value& fun, const Value& argnums_v, bool has_aux, bool forward, CallArgs& a) {
+  const char* what = forward ? "jacfwd" : "jacrev";
+  bool argnums_tuple = false;
+  auto argnums = parse_argnums(I, argnums_v, a.args.size(), argnums_tuple);
+  std::vector<Value> dyn_args;
+  for (auto k : argnums) dyn_args.push_back(a.args[static_cast<size_t>(k)]);
+  FlatArgs flat = flatten_args(I, dyn_args);
+  for (const Value& leaf : flat.leaves) {
+    types::DType dt = is_array_like(leaf) ? type_of(leaf).dtype() : python_scalar_type(leaf, false) ? python_scalar_type(leaf, false)->dtype : types::DType::I32;
+    if (!types::is_float(dt))
+      I.raise("TypeError", fmt::format("{} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}. For "
+                                       "holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic "
+                                       "functions involving complex inputs or integer inputs, use jax.jacfwd directly.",
+                                       what, types::dtype_name(dt)));
+  }
+  auto make_args = [&](const std::vector<Value>& tracers) {
+    std::vector<Value> args = a.args;
+    auto dyn = I.to_vector(rebuild(I, flat.def, tracers));
+    for (size_t j = 0; j < argnums.size(); ++j) args[static_cast<size_t>(argnums[j])] = dyn[j];
+    return args;
+  };
+  TreeDef out_def, main_def;
+  size_t n_main = 0;
+  std::vector<Value> results = apply_multi(I, what, flat.leaves, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+    Region r = trace_call(I, t, fun, make_args, ids, a.kwargs);
+    out_def = r.out;
+    if (has_aux && (r.out.kind != TreeDef::Tuple || r.out.children.size() != 2))
+      I.raise("TypeError", fmt::format("{} with has_aux=True requires fun to return a (value, aux) pair", what));
+    main_def = has_aux ? r.out.children[0] : r.out;
+    n_main = count_leaves(main_def);
+    std::vector<bool> wrt(r.captured.size(), false);
+    wrt.insert(wrt.end(), ids.size(), true);
+    auto lin = autodiff::linearize(t, *r.fn, region_inputs(r, ids), wrt);
+    std::vector<types::ArrayType> in_t, out_t;
+    for (auto id : ids) in_t.push_back(t.type(id));
+    for (size_t j = 0; j < n_main; ++j) out_t.push_back(t.type(lin.primals[j]));
+    auto eye_rows = [&](const std::vector<types::ArrayType>& ts, types::DType dt) {
+      int64_t n = 0;
+      for (auto& ty : ts) n += ty.num_elements();
+      return std::pair{n, trace::eye(t, n, n, 0, {dt, false}, std::nullopt)};
+    };
+    // The basis: for each leaf, the rows of the identity at its elements, shaped as the leaf.
+    auto basis = [&](const std::vector<types::ArrayType>& ts, int64_t n, ValueId eye) {
+      std::vector<batching::Batched> out;
+      int64_t off = 0;
+      for (auto& ty : ts) {
+        const int64_t k = ty.num_elements();
+        ValueId cols = trace::slice(t, eye, {0, off}, {n, off + k}, {});
+        types::Shape shape{n};
+        shape.insert(shape.end(), ty.shape().begin(), ty.shape().end());
+        ValueId b = trace::convert(t, trace::reshape(t, cols, shape), {ty.dtype(), ty.weak_type()});
+        // Each basis row sharded as the leaf it perturbs.
+        if (ty.is_sharded() && !t.mesh().explicit_axes().empty()) {
+          auto e = ty.spec().normalized(ty.rank()).entries();
+          e.insert(e.begin(), types::PartitionSpec::Entry{});
+          b = trace::reshard(t, b, sharding::OutSharding{types::PartitionSpec(e)});
+        }
+        out.push_back({b, true});
+        off += k;
+      }
+      return out;
+    };
+    // A block: rows [off, off + k) of a batched result, as [*lead_shape, *rest] (reversed
+    // roles for jacfwd: the batch is over inputs and must end up last).
+    auto block = [&](ValueId batched, int64_t off, const types::ArrayType& row_t, const types::ArrayType& other_t, bool rows_last) {
+      const auto bt = t.type(batched);
+      const int64_t k = row_t.num_elements();
+      types::Shape start(bt.rank(), 0), limit = bt.shape();
+      start[0] = off;
+      limit[0] = off + k;
+      ValueId rows = trace::slice(t, batched, start, limit, {});
+      types::Shape shape = row_t.shape();
+      shape.insert(shape.end(), other_t.shape().begin(), other_t.shape().end());
+      rows = trace::reshape(t, rows, shape);
+      if (!rows_last) return rows;
+      std::vector<int64_t> perm;  // [*row, *other] -> [*other, *row]
+      const auto nr = static_cast<int64_t>(row_t.rank()), no = static_cast<int64_t>(other_t.rank());
+      for (int64_t d = 0; d < no; ++d) perm.push_back(nr + d);
+      for (int64_t d = 0; d < nr; ++d) perm.push_back(d);
+      return trace::transpose(t, rows, perm);
+    };
+    std::vector<ValueId> out;
+    std::vector<batching::Batched> res;
+    for (auto v : lin.residuals) res.push_back({v, false});
+    if (forward) {
+      auto [n, eye] = eye_rows(in_t, in_t.empty() ? types::DType::F32 : in_t[0].dtype());
+      auto args = res;
+      for (auto& b : basis(in_t, n, eye)) args.push_back(b);
+      auto tangents = batching::batch(t, lin.linear, args, n);
+      for (size_t j = 0; j < n_main; ++j) {
+        ValueId tj = batching::materialize(t, tangents[j], n);
+        int64_t off = 0;
+        for (size_t i = 0; i < in_t.size(); ++i) {
+          out.push_back(block(tj, off, in_t[i], out_t[j], true));
+          off += in_t[i].num_elements();
+        }
+      }
+    } else {
+      // The transposed linear function, as a function of (residuals, output cotangents).
+      auto tt = std::make_shared<trace::Trace>("transpose", t.mesh());
+      std::vector<ValueId> rp;
+      for (auto v : lin.residuals) rp.push_back(tt->param(t.type(v)));
+      std::vector<autodiff::Tangent> cts;
+      for (size_t j = 0; j < lin.linear.results.size(); ++j) {
+        if (j < n_main) cts.push_back(tt->param(out_t[j]));
+        else cts.push_back(std::nullopt);
+      }
+      auto got = autodiff::transpose(*tt, lin.linear, rp, cts);
+      std::vector<ValueId> ins;
+      for (size_t i = 0; i < got.size(); ++i) ins.push_back(got[i] ? *got[i] : autodiff::zeros(*tt, in_t[i]));
+      const ir::Function tf = tt->finish(ins);
+      auto [m, eye] = eye_rows(out_t, out_t.empty() ? types::DType::F32 : out_t[0].dtype());
+      auto args = res;
+      for (auto& b : basis(out_t, m, eye)) args.push_back(b);
+      auto cot = batching::batch(t, tf, args, m);
+      for (size_t j = 0, off = 0; j < n_main; off += static_cast<size_t>(out_t[j].num_elements()), ++j)
+        for (size_t i = 0; i < in_t.size(); ++i)
+          out.push_back(block(batching::materialize(t, cot[i], m), static_cast<int64_t>(off), out_t[j], in_t[i], false));
+    }
+    for (size_t j = n_main; j < lin.primals.size(); ++j) out.push_back(lin.primals[j]);
+    return out;
+  });
+  // Jacobian blocks: the output tree, each leaf holding the input tree(s).
+  const size_t n_in = flat.leaves.size();
+  std::vector<Value> per_out;
+  for (size_t j = 0; j < n_main; ++j) {
+    std::vector<Value> per_arg;
+    for (size_t k = 0; k < argnums.size(); ++k) {
+      std::vector<Value> leaves;
+      for (size_t i = 0; i < n_in; ++i)
+        if (flat.arg_of[i] == k) leaves.push_back(results.at(j * n_in + i));
+      per_arg.push_back(rebuild(I, flat.def.children.at(k), leaves));
+    }
+    per_out.push_back(argnums_tuple ? interp::make_tuple(per_arg) : per_arg.at(0));
+  }
+  // The output tree with each leaf replaced by its Jacobian block(s).
+  Value jac = rebuild(I, main_def, per_out);
+  if (!has_aux) return jac;
+  std::vector<Value> aux(results.begin() + static_cast<long>(n_main * n_in), results.end());
+  return interp::make_tuple({jac, rebuild(I, out_def.children[1], aux)});
+}
+
+Value make_jacobian(Interp& I, CallArgs& a, bool forward) {
+  const char* name = forward ? "jacfwd" : "jacrev";
+  interp::ArgParser p(I, a, name, {"fun", "argnums=", "has_aux=", "holomorphic=", "allow_int="});
+  Value fun = p.get("fun"), argnums = p.get("argnums");
+  const bool has_aux = p.get("has_aux") && I.truthy(p.get("has_aux"));
+  return interp::make_builtin(name, [fun, argnums, has_aux, forward](Interp& I2, CallArgs& b) {
+    return call_jacobian(I2, fun, argnums, has_aux, forward, b);
+  });
+}
+
+// jax.hessian(f) = jacfwd(jacrev(f)), as JAX defines it.
+Value make_hessian(Interp& I, CallArgs& a) {
+  interp::ArgParser p(I, a, "hessian", {"fun", "argnums=", "has_aux=", "holomorphic="});
+  Value fun = p.get("fun"), argnums = p.get("argnums");
+  const bool has_aux = p.get("has_aux") && I.truthy(p.get("has_aux"));
+  Value rev = interp::make_builtin("jacrev", [fun, argnums, has_aux](Interp& I2, CallArgs& b) {
+    return call_jacobian(I2, fun, argnums, has_aux, false, b);
+  });
+  return interp::make_builtin("hessian", [rev, argnums, has_aux](Interp& I2, CallArgs& b) {
+    return call_jacobian(I2, rev, argnums, has_aux, true, b);
+  });
+}
+
 }  // namespace
 
 void install_grad(interp::ModuleObj& jax) {
+  jax.dict.set("jacfwd", interp::make_builtin("jacfwd", [](Interp& I, CallArgs& a) { return make_jacobian(I, a, true); }));
+  jax.dict.set("jacrev", interp::make_builtin("jacrev", [](Interp& I, CallArgs& a) { return make_jacobian(I, a, false); }));
+  jax.dict.set("jacobian", interp::make_builtin("jacobian", [](Interp& I, CallArgs& a) { return make_jacobian(I, a, false); }));
+  jax.dict.set("hessian", interp::make_builtin("hessian", make_hessian));
   jax.dict.set("grad", interp::make_builtin("grad", [](Interp& I, CallArgs& a) { return make_grad(I, a, false); }));
   jax.dict.set("value_and_grad", interp::make_builtin("value_and_grad", [](Interp& I, CallArgs& a) { return make_grad(I, a, true); }));
   jax.dict.set("vjp", interp::make_builtin("vjp", jax_vjp));

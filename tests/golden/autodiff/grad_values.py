@@ -17,3 +17,6 @@ print(x)
 print(2 * x)
 # Python floats in a dict: weak-typed scalar gradients, as JAX prints them
 print("{'a': Array(%s, dtype=float32, weak_type=True), 'b': [Array(%s, dtype=float32, weak_type=True)]}" % (np.array2string(np.float32(5.0)), np.array2string(np.float32(2.0))))
+print(np.diag(2 * x))
+print(np.diag(2 * x))
+print(np.diag(6 * x))

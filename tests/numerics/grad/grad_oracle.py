@@ -7,7 +7,8 @@ Auto axes), shard computes
   - g = grad(L) for L(xs) = sum(f(xs) * W) with fixed random W, checked against central
     finite differences of L computed by numpy in float64;
   - jv = jvp(f, xs, V) and vj = vjp(f, xs)(W), checked for consistency: <W, jv> = <vj, V>;
-  - the type of each cotangent, which must equal its primal's type (sharding included).
+  - the type of each cotangent, which must equal its primal's type (sharding included);
+  - for one-argument functions, jacfwd and jacrev against the finite-difference Jacobian.
 A case whose function itself fails on an Explicit placement (the sharding rules reject it) is
 reported as skipped; when the function runs, its derivatives must too.
 
@@ -278,6 +279,10 @@ def shard_program(work, placement, cases, x):
             # forward mode through a custom_vjp function is refused (as in JAX)
             "    y, jv = jax.jvp(f, xs, V)" if not name.startswith("custom_vjp") else "    jv = None",
             f"    np.save({d!r} + '/jv.npy', np.asarray(jv))" if not name.startswith("custom_vjp") else "    pass",
+            # Jacobians (single-argument functions): jacfwd and jacrev against finite differences
+            f"    if {n} == 1 and {'False' if name.startswith('custom_vjp') else 'True'}:",
+            f"        np.save({d!r} + '/jf.npy', np.asarray(jax.jacfwd(f)(*xs)))",
+            f"        np.save({d!r} + '/jr.npy', np.asarray(jax.jacrev(f)(*xs)))",
             "    y2, back = jax.vjp(f, *xs)",
             "    vj = back(W)",
             f"    for i in range({n}):",
@@ -291,6 +296,18 @@ def shard_program(work, placement, cases, x):
             f"    print('CASE', {k}, fwd, type(e).__name__ + ':', str(e).replace(chr(10), ' '))",
         ]
     return "\n".join(lines) + "\n"
+
+
+def fd_jacobian(ref, x, eps=1e-6):
+    x = x.astype(np.float64)
+    y0 = np.asarray(ref(x))
+    J = np.zeros(y0.shape + x.shape)
+    for idx in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        J[(Ellipsis,) + idx] = (np.asarray(ref(plus)) - np.asarray(ref(minus))) / (2 * eps)
+    return J
 
 
 def finite_difference(ref, xs, W, eps=1e-6):
@@ -324,6 +341,7 @@ def main(argv):
     for name, arr in x.items():
         np.save(os.path.join(work, "in", name + ".npy"), arr)
     refs = []
+    jacobians = {}
     for k, (name, args, _src, ref) in enumerate(cases):
         d = os.path.join(work, "case", str(k))
         os.makedirs(d, exist_ok=True)
@@ -335,6 +353,7 @@ def main(argv):
         for i, v in enumerate(V):
             np.save(os.path.join(d, f"V{i}.npy"), v.astype(np.float32))
         refs.append((finite_difference(ref, xs, W.astype(np.float32).astype(np.float64)), W.astype(np.float32), [v.astype(np.float32) for v in V]))
+        jacobians[k] = fd_jacobian(ref, xs[0]) if len(args) == 1 else None
     passed = failed = skipped = 0
     for placement in PLACEMENTS:
         label = placement[0]
@@ -383,6 +402,14 @@ def main(argv):
                     got_t, want_t = types.get((k, i), "? | ?").split(" | ")
                     if got_t != want_t:
                         problems.append(f"cotangent type {got_t} != primal type {want_t}")
+                if len(args) == 1 and not name.startswith("custom_vjp"):
+                    J = jacobians[k]
+                    for tag in ("jf", "jr"):
+                        got = np.load(os.path.join(d, f"{tag}.npy")).astype(np.float64)
+                        scale = max(1.0, float(np.max(np.abs(J))))
+                        if got.shape != J.shape or not np.allclose(got, J, rtol=2e-3, atol=2e-3 * scale):
+                            problems.append(f"{'jacfwd' if tag == 'jf' else 'jacrev'} differs from the finite-difference Jacobian"
+                                            + (f" (shape {got.shape} vs {J.shape})" if got.shape != J.shape else f" (max abs diff {np.max(np.abs(got - J)):.3g})"))
                 if name.startswith("custom_vjp"):
                     raise StopIteration
                 jv = np.load(os.path.join(d, "jv.npy")).astype(np.float64)
