@@ -51,3 +51,8 @@ paste <(echo "$s_out") <(echo "$t_out") <(echo "$n_out") |
       printf "%-20s shard %8.1f ms   torch %8.1f ms   numpy %8.1f ms   torch/shard %.3gx   numpy/shard %.3gx\n",
              name, s*1e3, t*1e3, n*1e3, t/s, n/s }'
   done
+
+echo "== vmap (an MLP layer over 4096 examples) against the same layer batched by hand"
+"$shard" "$here/vmap_mlp.shard" | paste - - | while read -r name s _ h; do
+  awk -v s="$s" -v h="$h" 'BEGIN { printf "vmap_mlp_layer       vmap %8.2f ms   by hand %8.2f ms   hand/vmap %.3gx\n", s*1e3, h*1e3, h/s }'
+done
