@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "autodiff/rules.hpp"
@@ -60,6 +61,55 @@ std::vector<Tangent> transpose_Reduce(TransposeArgs& a) {
 
 JvpOut jvp_ArgReduce(JvpArgs& a) { return emit_primal(a); }  // integer results
 
+namespace {
+// cummax / cummin: each output is the input element where the running extremum was (first)
+// reached, so its tangent is that element's: one-hot(k_i == j) applied to dx along the axis,
+// k = the running index of the extremum (a new extremum marks its own index, a cummax of the
+// marks carries it on). Quadratic in the axis length, linear in dx.
+ValueId cumulative_extremum_tangent(Trace& t, ValueId x, ValueId dx, const ir::attr::Cumulative& c) {
+  const ArrayType xt = t.type(x);
+  const auto rank = static_cast<int64_t>(xt.rank());
+  const int64_t ax = c.axis, n = xt.shape()[static_cast<size_t>(ax)];
+  if (c.reverse) {  // from the end: the same on the reversed axis
+    ir::attr::Cumulative fwd = c;
+    fwd.reverse = false;
+    return trace::rev(t, cumulative_extremum_tangent(t, trace::rev(t, x, {ax}), trace::rev(t, dx, {ax}), fwd), {ax});
+  }
+  const ir::EwOp better = c.kind == ReduceKind::Max ? EwOp::Gt : EwOp::Lt;
+  ValueId run = trace::cumulative(t, c.kind == ReduceKind::Max ? "cummax" : "cummin", c.kind, x, ax);
+  // The running extremum before each element (the element itself at index 0).
+  types::Shape lo(static_cast<size_t>(rank), 0), hi(static_cast<size_t>(rank), 0);
+  lo[static_cast<size_t>(ax)] = 1;
+  types::Shape limit = xt.shape();
+  limit[static_cast<size_t>(ax)] = n - 1;
+  ValueId before = trace::pad(t, trace::slice(t, run, types::Shape(static_cast<size_t>(rank), 0), limit, {}), scalar_like(t, c.kind == ReduceKind::Max ? -INFINITY : INFINITY, x), lo, hi);
+  ValueId idx = trace::iota(t, types::DType::I32, xt.shape(), ax, xt.is_sharded() ? sharding::OptOutSharding(sharding::OutSharding{xt.spec()}) : std::nullopt);
+  ValueId is_new = trace::binary(t, "or", EwOp::Or, trace::binary(t, "eq", EwOp::Eq, idx, trace::scalar_constant(t, 0, {types::DType::I32, false})),
+                                 trace::binary(t, "cmp", better, x, before));
+  ValueId marks = trace::where(t, is_new, idx, trace::scalar_constant(t, -1, {types::DType::I32, false}));
+  ValueId k = trace::cumulative(t, "cummax", ReduceKind::Max, marks, ax);
+  // onehot[..., i, ..., j] = (k_i == j), j a new last dim; dy_i = sum_j onehot * dx_j.
+  types::Shape wide = xt.shape();
+  wide.push_back(n);
+  std::vector<int64_t> keep(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) keep[static_cast<size_t>(d)] = d;
+  ValueId kb = trace::broadcast_in_dim(t, k, wide, keep);
+  ValueId jj = trace::iota(t, types::DType::I32, wide, rank, std::nullopt);
+  ValueId onehot = trace::convert(t, trace::binary(t, "eq", EwOp::Eq, kb, jj), {xt.dtype(), false});
+  // dx's axis becomes j (the last dim); its other dims stay: move the axis last, then broadcast.
+  std::vector<int64_t> perm, dx_dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != ax) {
+      perm.push_back(d);
+      dx_dims.push_back(d);
+    }
+  perm.push_back(ax);
+  dx_dims.push_back(rank);
+  ValueId dxb = trace::broadcast_in_dim(t, trace::transpose(t, dx, perm), wide, dx_dims);
+  return trace::reduce(t, "reduce_sum", ReduceKind::Sum, mul(t, onehot, dxb), {rank}, false);
+}
+}  // namespace
+
 JvpOut jvp_Cumulative(JvpArgs& a) {
   Trace& t = a.t;
   const auto& c = a.op.attr<ir::attr::Cumulative>();
@@ -75,8 +125,10 @@ JvpOut jvp_Cumulative(JvpArgs& a) {
       out.dy[0] = mul(t, s, out.y[0]);
       break;
     }
+    case ReduceKind::Max:
+    case ReduceKind::Min: out.dy[0] = cumulative_extremum_tangent(t, a.x[0], dx, c); break;
     default:
-      unsupported(fmt::format("differentiation of cum{} is not supported yet", ir::reduce_kind_name(c.kind)));
+      unsupported(fmt::format("differentiation of cum{} is not supported", ir::reduce_kind_name(c.kind)));
   }
   return out;
 }

@@ -128,6 +128,8 @@ add("prod_ax1", ["q"], "lambda q: jnp.prod(q, axis=1)", lambda q: np.prod(q, axi
 add("var_ax1", ["a"], "lambda a: jnp.var(a, axis=1)", lambda a: np.var(a, axis=1))
 add("std_all", ["a"], "lambda a: jnp.std(a)", lambda a: np.std(a))
 add("cumsum", ["a"], "lambda a: jnp.cumsum(a, axis=1)", lambda a: np.cumsum(a, axis=1))
+add("cummax", ["a"], "lambda a: jax.lax.cummax(a, axis=1)", lambda a: np.maximum.accumulate(a, axis=1))
+add("cummin_rev", ["a"], "lambda a: jax.lax.cummin(a, axis=0, reverse=True)", lambda a: np.flip(np.minimum.accumulate(np.flip(a, 0), axis=0), 0))
 add("cumprod", ["q"], "lambda q: jnp.cumprod(q, axis=0)", lambda q: np.cumprod(q, axis=0))
 add("logsumexp", ["a"], "lambda a: jax.scipy.special.logsumexp(a, axis=1)", lambda a: _lse(a, 1))
 add("softmax_manual", ["a"], "lambda a: jnp.exp(a - jnp.max(a, axis=1, keepdims=True)) / jnp.sum(jnp.exp(a - jnp.max(a, axis=1, keepdims=True)), axis=1, keepdims=True)",
