@@ -41,7 +41,7 @@ std::vector<Batched> batch(Trace& t, const ir::Function& f, const std::vector<Ba
     BatchArgs a{t, op, f, {}, size, axis_name};
     for (auto v : op.operands) a.x.push_back(m[static_cast<size_t>(v)]);
     std::vector<Batched> rs;
-    if (a.any_batched()) {
+    if (a.any_batched() || names_batch_axis(a)) {
       rs = batch_rule(op.kind)(a);
     } else {
       std::vector<ValueId> operands;

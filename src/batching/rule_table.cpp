@@ -17,6 +17,13 @@ BatchRule batch_rule(OpKind k) {
 
 void unsupported(const std::string& what) { throw types::ShardingError("NotImplementedError", what); }
 
+bool names_batch_axis(const BatchArgs& a) {
+  if (a.axis_name.empty() || !ir::is_collective(a.op.kind) && a.op.kind != OpKind::AxisIndex) return false;
+  for (auto& n : ir::collective_axes(a.op))
+    if (n == a.axis_name) return true;
+  return false;
+}
+
 std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
   std::vector<ArrayType> types;
   for (auto r : op.results) types.push_back(fn.type(r));

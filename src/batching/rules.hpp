@@ -62,6 +62,9 @@ types::PartitionSpec batch_spec(const types::PartitionSpec::Entry& batch, const 
 // The spec entry of v's batch dim (what sharding it keeps).
 types::PartitionSpec::Entry batch_entry(const Trace& t, ValueId v);
 [[noreturn]] void unsupported(const std::string& what);
+// The op is a collective over this vmap's axis_name (then its rule runs even on unbatched
+// operands: psum of a constant is a multiple, axis_index an iota).
+bool names_batch_axis(const BatchArgs& a);
 // f's ops copied into t with its params bound to args; its results.
 std::vector<ValueId> inline_region(Trace& t, const ir::Function& f, const std::vector<ValueId>& args);
 

@@ -190,6 +190,15 @@ class CheckVmaScope {
   CheckVmaScope& operator=(const CheckVmaScope&) = delete;
 };
 bool vma_checked();
+// While a jax.vmap body with axis_name is traced, collectives over that name (psum, pmean,
+// pmax, pmin, all_gather, axis_index) are recorded for the batching transform to resolve.
+class VmapAxisScope {
+ public:
+  VmapAxisScope(std::string name, int64_t size);
+  ~VmapAxisScope();
+  VmapAxisScope(const VmapAxisScope&) = delete;
+  VmapAxisScope& operator=(const VmapAxisScope&) = delete;
+};
 ValueId all_reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, const AxisNames& axes);  // psum pmax pmin
 ValueId pmean(Trace& t, ValueId x, const AxisNames& axes);
 ValueId all_gather(Trace& t, ValueId x, const AxisNames& axes, int64_t axis, bool tiled);

@@ -157,6 +157,8 @@ Value call_vmapped(Interp& I, const VmapSpec& vs, CallArgs& a) {
       }
       ins.push_back({v, ax.has_value()});
     }
+    std::optional<trace::VmapAxisScope> axis_scope;  // collectives over axis_name, for the batching rules
+    if (!vs.axis_name.empty()) axis_scope.emplace(vs.axis_name, n);
     Region r = trace_region(I, t, "vmap", types, [&](const std::vector<Value>& tracers) {
       std::vector<Value> all = leaves;
       for (size_t k = 0; k < traced.size(); ++k) all[traced[k]] = tracers[k];
@@ -164,6 +166,7 @@ Value call_vmapped(Interp& I, const VmapSpec& vs, CallArgs& a) {
       return I.call(vs.fun, I.to_vector(tree_unflatten(I, def, all, pos)));
     });
     out_def = r.out;
+    axis_scope.reset();
     std::vector<batching::Batched> args;
     for (auto c : r.captured) args.push_back({c, false});
     args.insert(args.end(), ins.begin(), ins.end());
