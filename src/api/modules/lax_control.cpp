@@ -426,9 +426,66 @@ Value lax_switch(Interp& I, CallArgs& a) {
   return run_branches(I, "switch", a.args[0], branches, operands, false);
 }
 
+// lax.map(f, xs, *, batch_size=None): f over the leading axis of xs, sequentially (a scan);
+// with batch_size, a scan over vmapped chunks of that many, the remainder vmapped after.
+Value lax_map(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "map", {"f", "xs", "*", "batch_size="});
+  Value f = p.get("f"), xs = p.get("xs");
+  Value scan = interp::make_builtin("scan", lax_scan);
+  Value jax = I.import_module("jax", I.current_loc());
+  Value jnp = I.import_module("jax.numpy", I.current_loc());
+  Value tree_map = I.getattr(I.getattr(jax, "tree_util"), "tree_map");
+  Value vmap = I.getattr(jax, "vmap");
+  auto body_of = [&](const Value& fn) {
+    return interp::make_builtin("map_body", [fn](Interp& I2, CallArgs& b) -> Value {
+      return interp::make_tuple({interp::none(), I2.call(fn, std::vector<Value>{b.args.at(1)})});
+    });
+  };
+  if (!p.get("batch_size") || p.get("batch_size")->kind == interp::ObjKind::None) return I.to_vector(I.call(scan, std::vector<Value>{body_of(f), interp::none(), xs})).at(1);
+  const int64_t bs = interp::bi::int_of(p.get("batch_size")).value_or(0);
+  std::vector<Value> leaves;
+  tree_flatten(I, xs, leaves);
+  if (leaves.empty()) I.raise("ValueError", "lax.map: xs must have at least one array leaf");
+  const int64_t n = type_of(leaves[0]).shape().at(0);
+  if (bs <= 0) I.raise("ValueError", fmt::format("lax.map: batch_size must be positive, got {}", bs));
+  const int64_t full = n / bs * bs, rem = n - full;
+  Value out_main, out_rem;
+  Value slice_in_dim = I.getattr(I.getattr(jax, "lax"), "slice_in_dim");
+  auto slice = [&](int64_t lo, int64_t hi) {
+    return I.call(tree_map, std::vector<Value>{interp::make_builtin("slice", [slice_in_dim, lo, hi](Interp& I2, CallArgs& b) -> Value {
+                                                 return I2.call(slice_in_dim, std::vector<Value>{b.args.at(0), interp::make_int(lo), interp::make_int(hi)});
+                                               }),
+                                               xs});
+  };
+  if (full > 0) {
+    Value chunks = I.call(tree_map, std::vector<Value>{interp::make_builtin("chunk", [bs, jnp](Interp& I2, CallArgs& b) -> Value {
+                                       auto shape = type_of(b.args.at(0)).shape();
+                                       std::vector<Value> dims{interp::make_int(shape[0] / bs), interp::make_int(bs)};
+                                       for (size_t d = 1; d < shape.size(); ++d) dims.push_back(interp::make_int(shape[d]));
+                                       return I2.call(I2.getattr(jnp, "reshape"), std::vector<Value>{b.args.at(0), interp::make_tuple(dims)});
+                                     }), slice(0, full)});
+    Value ys = I.to_vector(I.call(scan, std::vector<Value>{body_of(I.call(vmap, std::vector<Value>{f})), interp::none(), chunks})).at(1);
+    out_main = I.call(tree_map, std::vector<Value>{interp::make_builtin("unchunk", [jnp](Interp& I2, CallArgs& b) -> Value {
+                                   auto shape = type_of(b.args.at(0)).shape();
+                                   std::vector<Value> dims{interp::make_int(shape[0] * shape[1])};
+                                   for (size_t d = 2; d < shape.size(); ++d) dims.push_back(interp::make_int(shape[d]));
+                                   return I2.call(I2.getattr(jnp, "reshape"), std::vector<Value>{b.args.at(0), interp::make_tuple(dims)});
+                                 }), ys});
+  }
+  if (rem > 0) out_rem = I.call(I.call(vmap, std::vector<Value>{f}), std::vector<Value>{slice(full, n)});
+  if (!out_main) return out_rem;
+  if (!out_rem) return out_main;
+  return I.call(tree_map, std::vector<Value>{interp::make_builtin("concat", [jnp](Interp& I2, CallArgs& b) -> Value {
+                                               return I2.call(I2.getattr(jnp, "concatenate"),
+                                                              std::vector<Value>{interp::make_list({b.args.at(0), b.args.at(1)})});
+                                             }),
+                                             out_main, out_rem});
+}
+
 }  // namespace
 
 void install_lax_control(Interp&, interp::ModuleObj& lax) {
+  lax.dict.set("map", interp::make_builtin("map", lax_map));
   lax.dict.set("while_loop", interp::make_builtin("while_loop", lax_while_loop));
   lax.dict.set("scan", interp::make_builtin("scan", lax_scan));
   lax.dict.set("fori_loop", interp::make_builtin("fori_loop", lax_fori_loop));
