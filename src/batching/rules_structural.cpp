@@ -58,21 +58,61 @@ std::vector<Batched> batch_Rev(BatchArgs& a) {
 }
 
 namespace {
-// Start indices with 0 for the batch dim; batched indices would need a gather.
+// Start indices with 0 for the batch dim; batched indices are read by gather_dim first.
 std::vector<ValueId> starts_after(BatchArgs& a, size_t from) {
   std::vector<ValueId> starts{trace::scalar_constant(a.t, 0, {types::DType::I32, false})};
   for (size_t i = from; i < a.x.size(); ++i) {
     if (a.x[i].batched)
-      unsupported("vmap of a dynamic slice or index with batched indices is not supported yet (it needs a gather)");
+      unsupported("vmap of a dynamic_update_slice with batched indices is not supported yet (it needs a scatter)");
     starts.push_back(a.x[i].value);
   }
   return starts;
 }
+
+ValueId i32(Trace& t, int64_t v) { return trace::scalar_constant(t, static_cast<double>(v), {types::DType::I32, false}); }
+
+// x[b, ..., s[b] + j, ...] for j < k along dim d (1 + the operand dim) of a batched x, each lane
+// with its own start s ([B] int32, clamped as dynamic_slice clamps): a one-hot selection summed
+// over the dim -- a gather by select, exact for every dtype.
+ValueId gather_dim(Trace& t, ValueId x, int64_t d, ValueId s, int64_t k) {
+  const ArrayType xt = t.type(x);
+  const auto rank = static_cast<int64_t>(xt.rank());
+  const int64_t n = xt.shape()[static_cast<size_t>(d)], size = xt.shape()[0];
+  s = trace::clip(t, trace::convert(t, s, {types::DType::I32, false}), i32(t, 0), i32(t, n - k));
+  // mask[b, j, m] = (m == s[b] + j)
+  ValueId sb = trace::broadcast_in_dim(t, s, {size, k, n}, {0});
+  ValueId j = trace::iota(t, types::DType::I32, {size, k, n}, 1, std::nullopt);
+  ValueId m = trace::iota(t, types::DType::I32, {size, k, n}, 2, std::nullopt);
+  ValueId mask = trace::binary(t, "eq", ir::EwOp::Eq, m, trace::binary(t, "add", ir::EwOp::Add, sb, j));
+  // x as [..., k (new, before d), n, ...]; the mask on dims (0, d, d + 1)
+  types::Shape wide = xt.shape();
+  wide.insert(wide.begin() + d, k);
+  std::vector<int64_t> xdims;
+  for (int64_t i = 0; i < rank; ++i) xdims.push_back(i < d ? i : i + 1);
+  ValueId xw = trace::broadcast_in_dim(t, x, wide, xdims);
+  ValueId mw = trace::broadcast_in_dim(t, mask, wide, {0, d, d + 1});
+  ValueId zero = trace::scalar_constant(t, 0, {xt.dtype(), false});
+  ValueId picked = trace::where(t, mw, xw, zero);
+  const ir::ReduceKind kind = xt.dtype() == types::DType::Bool ? ir::ReduceKind::Or : ir::ReduceKind::Sum;
+  return trace::convert(t, trace::reduce(t, "gather", kind, picked, {d + 1}, false), {xt.dtype(), xt.weak_type()});
+}
 }  // namespace
 
 std::vector<Batched> batch_DynamicSlice(BatchArgs& a) {
-  auto starts = starts_after(a, 1);
-  return {batched(trace::dynamic_slice(a.t, a.full(0), starts, with_batch(a.size, a.op.attr<ir::attr::DynamicSlice>().slice_sizes)))};
+  Trace& t = a.t;
+  const auto& sizes = a.op.attr<ir::attr::DynamicSlice>().slice_sizes;
+  ValueId x = a.full(0);
+  std::vector<ValueId> starts{i32(t, 0)};
+  for (size_t i = 1; i < a.x.size(); ++i) {
+    const auto d = static_cast<int64_t>(i);  // operand dim i - 1 is dim i of the batched x
+    if (a.x[i].batched) {
+      x = gather_dim(t, x, d, a.x[i].value, sizes[i - 1]);
+      starts.push_back(i32(t, 0));
+    } else {
+      starts.push_back(a.x[i].value);
+    }
+  }
+  return {batched(trace::dynamic_slice(t, x, starts, with_batch(a.size, sizes)))};
 }
 
 std::vector<Batched> batch_DynamicUpdateSlice(BatchArgs& a) {
