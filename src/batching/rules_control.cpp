@@ -4,6 +4,10 @@
 // lanes that finished keeping their values (as JAX does).
 #include <fmt/format.h>
 
+#include <functional>
+
+#include "autodiff/autodiff.hpp"
+#include "autodiff/custom_rules.hpp"
 #include "batching/rules.hpp"
 
 namespace shard::batching {
@@ -327,10 +331,146 @@ std::vector<Batched> batch_Checkpoint(BatchArgs& a) {
   return out;
 }
 
-// A function with custom derivatives is batched as its body (its rules are not batched yet,
-// so derivatives taken after vmap differentiate the body).
-std::vector<Batched> batch_CustomJvpCall(BatchArgs& a) { return batch(a.t, *a.op.regions.at(0), a.x, a.size, a.axis_name); }
-std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) { return batch(a.t, *a.op.regions.at(0), a.x, a.size, a.axis_name); }
+namespace {
+std::vector<ValueId> values_of(const std::vector<Batched>& xs) {
+  std::vector<ValueId> out;
+  for (auto& v : xs) out.push_back(v.value);
+  return out;
+}
+
+// Traces `emit` on fresh params of `types` into a function, then batches that function on
+// `args` (flags from them); results materialized (given the batch dim) where `want(i)`.
+std::vector<ValueId> batched_call(Trace& t, const std::vector<ArrayType>& types, const std::vector<Batched>& args, int64_t size,
+                                  const std::function<std::vector<ValueId>(Trace&, const std::vector<ValueId>&)>& emit,
+                                  const std::function<bool(size_t)>& want) {
+  auto rt = std::make_shared<Trace>("rule", t.mesh());
+  std::vector<ValueId> params;
+  for (auto& ty : types) params.push_back(rt->param(ty));
+  auto outs = emit(*rt, params);
+  const ir::Function fn = rt->finish(outs);
+  auto res = batch(t, fn, args, size);
+  std::vector<ValueId> out;
+  for (size_t i = 0; i < res.size(); ++i) out.push_back(want(i) ? materialize(t, res[i], size) : res[i].value);
+  return out;
+}
+}  // namespace
+
+// custom_jvp under vmap: the body batched, and the user's rule batched the same way (traced on
+// one example's types, then batched), so derivatives taken after vmap still use the rule.
+std::vector<Batched> batch_CustomJvpCall(BatchArgs& a) {
+  Trace& t = a.t;
+  const ir::Function& body = *a.op.regions.at(0);
+  std::vector<ArrayType> types, one;
+  std::vector<bool> in_b;
+  for (size_t i = 0; i < a.x.size(); ++i) {
+    types.push_back(t.type(a.x[i].value));
+    one.push_back(a.operand_type(i));
+    in_b.push_back(a.x[i].batched);
+  }
+  // Every output batched: the rule's outputs may be batched where the body's are not.
+  auto rb = batch_region(body, t.mesh(), types, in_b, std::vector<bool>(a.op.results.size(), true), a.size, a.axis_name);
+  const auto& c = a.op.attr<ir::attr::CustomJvpCall>();
+  auto rule = std::static_pointer_cast<const autodiff::CustomJvpRule>(c.rule);
+  const int64_t size = a.size;
+  const std::vector<bool> out_b = rb.out_batched;
+  auto batched_rule = std::make_shared<const autodiff::CustomJvpRule>(
+      [rule, one, in_b, out_b, size](Trace& t2, const std::vector<ValueId>& primals, const std::vector<ValueId>& tangents) {
+        std::vector<ArrayType> types = one;
+        types.insert(types.end(), one.begin(), one.end());
+        std::vector<Batched> args;
+        for (size_t i = 0; i < primals.size(); ++i) args.push_back({primals[i], static_cast<bool>(in_b[i])});
+        for (size_t i = 0; i < tangents.size(); ++i) args.push_back({tangents[i], static_cast<bool>(in_b[i])});
+        auto outs = batched_call(t2, types, args, size, [&](Trace& rt, const std::vector<ValueId>& ps) {
+          std::vector<ValueId> p(ps.begin(), ps.begin() + static_cast<long>(one.size()));
+          std::vector<ValueId> d(ps.begin() + static_cast<long>(one.size()), ps.end());
+          auto [o, to] = (*rule)(rt, p, d);
+          o.insert(o.end(), to.begin(), to.end());
+          return o;
+        }, [](size_t) { return true; });
+        const size_t nr = outs.size() / 2;
+        return std::pair{std::vector<ValueId>(outs.begin(), outs.begin() + static_cast<long>(nr)),
+                         std::vector<ValueId>(outs.begin() + static_cast<long>(nr), outs.end())};
+      });
+  std::vector<ArrayType> rtypes;
+  for (auto r : rb.fn->results) rtypes.push_back(rb.fn->type(r));
+  ir::attr::CustomJvpCall attrs{c.identity, batched_rule};
+  auto rs = t.emit_multi(OpKind::CustomJvpCall, values_of(a.x), rtypes, attrs, {rb.fn});
+  std::vector<Batched> out;
+  for (size_t i = 0; i < rs.size(); ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
+  return out;
+}
+
+// custom_vjp under vmap: the body batched; the forward pass batched like custom_jvp's rule,
+// its residuals all batched, and the backward pass batched over them.
+std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) {
+  Trace& t = a.t;
+  const ir::Function& body = *a.op.regions.at(0);
+  std::vector<ArrayType> types, one;
+  std::vector<bool> in_b;
+  for (size_t i = 0; i < a.x.size(); ++i) {
+    types.push_back(t.type(a.x[i].value));
+    one.push_back(a.operand_type(i));
+    in_b.push_back(a.x[i].batched);
+  }
+  auto rb = batch_region(body, t.mesh(), types, in_b, std::vector<bool>(a.op.results.size(), true), a.size, a.axis_name);
+  const auto& c = a.op.attr<ir::attr::CustomVjpCall>();
+  auto fwd = std::static_pointer_cast<const autodiff::CustomVjpFwd>(c.fwd);
+  const int64_t size = a.size;
+  const std::vector<bool> out_b = rb.out_batched;
+  std::vector<ArrayType> out_one;
+  for (size_t i = 0; i < a.op.results.size(); ++i) out_one.push_back(a.result_type(i));
+  auto batched_fwd = std::make_shared<const autodiff::CustomVjpFwd>([fwd, one, in_b, out_b, out_one, size](Trace& t2, const std::vector<ValueId>& primals) {
+    std::vector<Batched> args;
+    for (size_t i = 0; i < primals.size(); ++i) args.push_back({primals[i], static_cast<bool>(in_b[i])});
+    std::shared_ptr<const autodiff::CustomVjpBwd> bwd;
+    std::vector<ArrayType> res_one;
+    size_t nout = 0;
+    auto outs = batched_call(t2, one, args, size, [&](Trace& rt, const std::vector<ValueId>& ps) {
+      auto fw = (*fwd)(rt, ps);
+      bwd = fw.bwd;
+      nout = fw.outputs.size();
+      for (auto r : fw.residuals) res_one.push_back(rt.type(r));
+      std::vector<ValueId> o = fw.outputs;
+      o.insert(o.end(), fw.residuals.begin(), fw.residuals.end());
+      return o;
+    }, [](size_t) { return true; });  // every output and residual batched
+    autodiff::CustomVjpForward out;
+    out.outputs.assign(outs.begin(), outs.begin() + static_cast<long>(nout));
+    out.residuals.assign(outs.begin() + static_cast<long>(nout), outs.end());
+    out.bwd = std::make_shared<const autodiff::CustomVjpBwd>(
+        [bwd, res_one, out_one, one, in_b, size](Trace& t3, const std::vector<ValueId>& res, const std::vector<ValueId>& cts) {
+          std::vector<ArrayType> types = res_one;
+          types.insert(types.end(), out_one.begin(), out_one.end());
+          std::vector<Batched> args;
+          for (auto r : res) args.push_back({r, true});
+          for (auto ct : cts) args.push_back({ct, true});
+          auto got = batched_call(t3, types, args, size, [&](Trace& rt, const std::vector<ValueId>& ps) {
+            std::vector<ValueId> r(ps.begin(), ps.begin() + static_cast<long>(res_one.size()));
+            std::vector<ValueId> g(ps.begin() + static_cast<long>(res_one.size()), ps.end());
+            auto cot = (*bwd)(rt, r, g);
+            std::vector<ValueId> o;
+            for (size_t i = 0; i < cot.size(); ++i) o.push_back(cot[i] ? *cot[i] : autodiff::zeros(rt, one[i]));
+            return o;
+          }, [&](size_t i) { return in_b[i]; });
+          std::vector<autodiff::Tangent> out;
+          for (size_t i = 0; i < got.size(); ++i) {
+            // an unbatched operand's cotangent sums over the lanes
+            const ArrayType gt = t3.type(got[i]);
+            out.push_back(!in_b[i] && gt.rank() == one[i].rank() + 1 ? trace::reduce(t3, "reduce_sum", ir::ReduceKind::Sum, got[i], {0}, false) : got[i]);
+          }
+          return out;
+        });
+    (void)out_b;
+    return out;
+  });
+  std::vector<ArrayType> rtypes;
+  for (auto r : rb.fn->results) rtypes.push_back(rb.fn->type(r));
+  ir::attr::CustomVjpCall attrs{c.identity, batched_fwd};
+  auto rs = t.emit_multi(OpKind::CustomVjpCall, values_of(a.x), rtypes, attrs, {rb.fn});
+  std::vector<Batched> out;
+  for (size_t i = 0; i < rs.size(); ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
+  return out;
+}
 std::vector<Batched> batch_CustomVjpLin(BatchArgs&) {
   unsupported("vmap of the linear part of a custom_vjp function (jax.vjp's function under vmap) is not supported yet");
 }
