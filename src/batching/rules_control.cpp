@@ -416,10 +416,9 @@ std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) {
   const auto& c = a.op.attr<ir::attr::CustomVjpCall>();
   auto fwd = std::static_pointer_cast<const autodiff::CustomVjpFwd>(c.fwd);
   const int64_t size = a.size;
-  const std::vector<bool> out_b = rb.out_batched;
   std::vector<ArrayType> out_one;
   for (size_t i = 0; i < a.op.results.size(); ++i) out_one.push_back(a.result_type(i));
-  auto batched_fwd = std::make_shared<const autodiff::CustomVjpFwd>([fwd, one, in_b, out_b, out_one, size](Trace& t2, const std::vector<ValueId>& primals) {
+  auto batched_fwd = std::make_shared<const autodiff::CustomVjpFwd>([fwd, one, in_b, out_one, size](Trace& t2, const std::vector<ValueId>& primals) {
     std::vector<Batched> args;
     for (size_t i = 0; i < primals.size(); ++i) args.push_back({primals[i], static_cast<bool>(in_b[i])});
     std::shared_ptr<const autodiff::CustomVjpBwd> bwd;
@@ -460,7 +459,6 @@ std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) {
           }
           return out;
         });
-    (void)out_b;
     return out;
   });
   std::vector<ArrayType> rtypes;

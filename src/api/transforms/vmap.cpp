@@ -174,10 +174,10 @@ Value call_vmapped(Interp& I, const VmapSpec& vs, CallArgs& a) {
     // out_axes: an int or None for all outputs, or a tree prefix of them.
     std::vector<std::optional<int64_t>> out_axes;
     if (is_container(vs.out_axes)) {
-      std::vector<Value> dummy_leaves;
-      for (size_t i = 0; i < res.size(); ++i) dummy_leaves.push_back(interp::none());
+      // The outputs' structure, with None leaves, to match the prefix against.
+      std::vector<Value> placeholders(res.size(), interp::none());
       size_t pos = 0;
-      Value shape_tree = tree_unflatten(I, r.out, dummy_leaves, pos);
+      Value shape_tree = tree_unflatten(I, r.out, placeholders, pos);
       axes_for(I, vs.out_axes, shape_tree, "out_axes", out_axes);
     } else {
       out_axes.assign(res.size(), axis_of(I, vs.out_axes, "out_axes"));
