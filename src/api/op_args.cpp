@@ -62,6 +62,12 @@ std::optional<std::vector<int64_t>> axes_arg(Interp& I, const Value& v) {
   return std::vector<int64_t>{int_arg(I, v, "axis")};
 }
 
+std::vector<int64_t> required_axes_arg(Interp& I, const Value& v) {
+  // JAX's _ensure_index_tuple iterates what is not an index: None is not iterable.
+  if (is_none(v)) I.raise("TypeError", "'NoneType' object is not iterable");
+  return *axes_arg(I, v);
+}
+
 Shape shape_arg(Interp& I, const Value& v, const std::string& fname) {
   Shape out;
   if (v && (v->kind == ObjKind::Tuple || v->kind == ObjKind::List)) {

@@ -31,6 +31,8 @@ int64_t int_arg(Interp& I, const Value& v, const std::string& what);
 double float_arg(Interp& I, const Value& v, const std::string& what);
 // axis=: None/absent -> nullopt; an int; a tuple/list of ints.
 std::optional<std::vector<int64_t>> axes_arg(Interp& I, const Value& v);
+// The same where an axis is required (None is JAX's TypeError, not "all axes").
+std::vector<int64_t> required_axes_arg(Interp& I, const Value& v);
 // A shape: an int or a sequence of ints (negative sizes: JAX's error).
 Shape shape_arg(Interp& I, const Value& v, const std::string& fname);
 // dtype=: absent/None -> nullopt.

@@ -54,8 +54,32 @@ ValueId scalar_constant(Trace& t, double value, DTypeW dtype) {
   return constant(t, dtype.dtype, {}, buf, dtype.weak);
 }
 
+namespace {
+// The value of a weak integer literal (a Python int: int32, or int64 outside int32's range),
+// if x is one.
+std::optional<int64_t> python_int_literal(Trace& t, ValueId x) {
+  const auto type = t.type(x);
+  if ((type.dtype() != DType::I64 && type.dtype() != DType::I32) || !type.weak_type() || type.rank() != 0) return std::nullopt;
+  for (auto it = t.fn().ops.rbegin(); it != t.fn().ops.rend(); ++it)
+    if (!it->results.empty() && it->results[0] == x) {
+      const auto* c = std::get_if<ir::attr::Constant>(&it->attrs);
+      if (!c || !c->literal) return std::nullopt;
+      return types::load_int_element(type.dtype(), c->literal->bytes.data());
+    }
+  return std::nullopt;
+}
+}  // namespace
+
 ValueId convert(Trace& t, ValueId x, DTypeW to) {
   const auto& xt = t.type(x);
+  // A Python int converted to an integer type it does not fit: JAX's OverflowError.
+  if (types::is_int(to.dtype) && to.dtype != DType::I64 && xt.dtype() != to.dtype)
+    if (auto v = python_int_literal(t, x)) {
+      const bool fits = types::is_unsigned(to.dtype) ? *v >= 0 && *v <= (int64_t{1} << (8 * types::dtype_size(to.dtype))) - 1
+                                                     : *v >= INT32_MIN && *v <= INT32_MAX;
+      if (!fits)
+        throw types::ShardingError("OverflowError", fmt::format("Python int {} too large to convert to {}", *v, types::dtype_name(to.dtype)));
+    }
   if (xt.dtype() == to.dtype && xt.weak_type() == to.weak) return x;
   if (xt.dtype() == to.dtype) return x;  // weak-only change: same data
   auto rt = sharding::propagate_unary(t.ctx("convert_element_type"), xt, to.dtype).with_weak_type(to.weak);

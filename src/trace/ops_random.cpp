@@ -77,13 +77,21 @@ std::pair<ValueId, ValueId> threefry2x32(Trace& t, ValueId k1, ValueId k2, Value
   return {a, b};
 }
 
+namespace {
+// An integer's low 32 bits as a key word (a wrapped Python int's bits, not its value).
+ValueId as_key_word(Trace& t, ValueId v) {
+  if (t.type(v).dtype() == types::DType::I32) return bitcast_convert(t, v, kKeyDType);
+  return convert(t, v, {kKeyDType, false});
+}
+}  // namespace
+
 ValueId seed(Trace& t, ValueId seed_value) {
   const auto& st = t.type(seed_value);
   if (st.rank() != 0) throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be a scalar; got {}.", st.str_short()));
   if (!types::is_int(st.dtype()))
     throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be an integer; got {}", st.str_short()));
   // threefry_seed: high word = seed >> 32 (0 for a 32-bit seed), low word = the seed's bits.
-  ValueId low = convert(t, seed_value, {kKeyDType, false});
+  ValueId low = as_key_word(t, seed_value);
   return stack(t, {u32(t, 0), low}, 0);
 }
 
@@ -97,7 +105,7 @@ ValueId split(Trace& t, ValueId key, const Shape& shape) {
 ValueId fold_in(Trace& t, ValueId key, ValueId data) {
   auto [k1, k2] = key_halves(t, key);
   // threefry_2x32(key, threefry_seed(data)): the counter pair is (0, data).
-  auto [b1, b2] = threefry2x32(t, k1, k2, u32(t, 0), convert(t, data, {kKeyDType, false}));
+  auto [b1, b2] = threefry2x32(t, k1, k2, u32(t, 0), as_key_word(t, data));
   return stack(t, {b1, b2}, 0);
 }
 

@@ -1,5 +1,9 @@
 #include "trace/trace.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdint>
 #include <stdexcept>
 
 #include "ir/builder.hpp"
@@ -60,12 +64,32 @@ ValueId Trace::param(const ArrayType& t) {
   return v;
 }
 
+namespace {
+// An array larger than the machine's memory cannot be made: JAX's RESOURCE_EXHAUSTED, raised
+// where the user asked for it (not as a failed allocation on a device thread).
+void check_fits_memory(const ArrayType& t) {
+  static const uint64_t physical = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+  }();
+  const auto elements = static_cast<uint64_t>(t.num_elements());  // checked: throws on overflow
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(elements, static_cast<uint64_t>(types::dtype_size(t.dtype())), &bytes) || bytes > physical)
+    throw types::ShardingError("XlaRuntimeError", fmt::format("RESOURCE_EXHAUSTED: Out of memory while trying to allocate {} bytes "
+                                                              "(an array of shape {} and dtype {}; this machine has {} bytes).",
+                                                              bytes == 0 ? elements : bytes, types::py_int_tuple(t.shape()),
+                                                              types::dtype_name(t.dtype()), physical));
+}
+}  // namespace
+
 ValueId Trace::emit(ir::OpKind kind, std::vector<ValueId> operands, ArrayType result, ir::Attrs attrs) {
+  check_fits_memory(result);
   return ir::Builder(fn_, loc_).op(kind, std::move(operands), std::move(result), std::move(attrs));
 }
 
 std::vector<ValueId> Trace::emit_multi(ir::OpKind kind, std::vector<ValueId> operands, const std::vector<ArrayType>& results,
                                        ir::Attrs attrs, std::vector<std::shared_ptr<const ir::Function>> regions) {
+  for (auto& r : results) check_fits_memory(r);
   return ir::Builder(fn_, loc_).op_multi(kind, std::move(operands), results, std::move(attrs), std::move(regions));
 }
 

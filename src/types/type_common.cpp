@@ -62,7 +62,9 @@ std::string py_int_tuple(const std::vector<int64_t>& values) {
 
 int64_t shape_product(const std::vector<int64_t>& v) {
   int64_t p = 1;
-  for (int64_t x : v) p *= x;
+  for (int64_t x : v)
+    if (__builtin_mul_overflow(p, x, &p))
+      throw ShardingError("ValueError", fmt::format("array is too big: the shape {} has more elements than fit in 64 bits", py_int_tuple(v)));
   return p;
 }
 

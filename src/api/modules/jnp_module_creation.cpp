@@ -119,6 +119,21 @@ Value like_impl(Interp& I, CallArgs& a, const char* name, std::optional<double> 
   });
 }
 
+namespace {
+// Python ints in nested lists/tuples: whether any float is there, and the first int outside
+// int32's range.
+void scan_python_numbers(Interp& I, const Value& v, bool& any_float, std::optional<int64_t>& wide) {
+  if (!v) return;
+  if (v->kind == ObjKind::Float) any_float = true;
+  if (v->kind == ObjKind::Int && !wide) {
+    const int64_t i = static_cast<interp::IntObj&>(*v).v;
+    if (i > INT32_MAX || i < INT32_MIN) wide = i;
+  }
+  if (v->kind == ObjKind::List || v->kind == ObjKind::Tuple)
+    for (auto& x : I.to_vector(v)) scan_python_numbers(I, x, any_float, wide);
+}
+}  // namespace
+
 // jnp.array / jnp.asarray.
 Value array_impl(Interp& I, CallArgs& a, bool copy_default) {
   ArgParser p(I, a, copy_default ? "array" : "asarray",
@@ -141,6 +156,12 @@ Value array_impl(Interp& I, CallArgs& a, bool copy_default) {
     r = apply(I, "array", items, [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{trace::stack(t, ids, 0)}; });
     if (dt) r = op_astype(I, r, storage_dtype(*dt, false));
   } else {
+    // Python ints become int32 (x64 off): one that does not fit is JAX's OverflowError.
+    bool any_float = false;
+    std::optional<int64_t> wide;
+    scan_python_numbers(I, obj, any_float, wide);
+    if (wide && !any_float && (!dt || *dt == DType::I32 || *dt == DType::I64))
+      I.raise("OverflowError", fmt::format("Python int {} too large to convert to int32", *wide));
     r = to_array(I, obj, dt, false);
   }
   if (ndmin > 0) {

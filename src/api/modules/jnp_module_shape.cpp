@@ -214,7 +214,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
   });
   def_jnp(m, "permute_dims", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "permute_dims", {"a", "axes"});
-    return op_transpose(I, arr_operand(I, p.get("a"), "transpose"), *axes_arg(I, p.get("axes")));
+    return op_transpose(I, arr_operand(I, p.get("a"), "transpose"), required_axes_arg(I, p.get("axes")));
   });
   def_jnp(m, "matrix_transpose", [](Interp& I, CallArgs& a) {
     interp::bi::func_nargs(I, a, "matrix_transpose", 1, 1);
@@ -223,7 +223,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
   def_jnp(m, "swapaxes", jnp_swapaxes);
   def_jnp(m, "moveaxis", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "moveaxis", {"a", "source", "destination"});
-    auto src = *axes_arg(I, p.get("source")), dst = *axes_arg(I, p.get("destination"));
+    auto src = required_axes_arg(I, p.get("source")), dst = required_axes_arg(I, p.get("destination"));
     if (src.size() != dst.size())
       I.raise("ValueError", "`source` and `destination` arguments must have the same number of elements");
     return run(I, "transpose", p.get("a"), [&](Trace& t, ValueId v) {
@@ -242,7 +242,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
   });
   def_jnp(m, "expand_dims", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "expand_dims", {"a", "axis"});
-    auto axes = *axes_arg(I, p.get("axis"));
+    auto axes = required_axes_arg(I, p.get("axis"));
     return run(I, "expand_dims", p.get("a"), [&](Trace& t, ValueId v) { return trace::expand_dims(t, v, axes); });
   });
   def_jnp(m, "squeeze", jnp_squeeze);

@@ -128,7 +128,7 @@ Value method_transpose(Interp& I, CallArgs& a) {
   std::vector<int64_t> perm;
   if (a.args.size() == 2 && is_none(a.args[1])) return op_transpose(I, self(a), {});
   if (a.args.size() == 2 && (a.args[1]->kind == ObjKind::Tuple || a.args[1]->kind == ObjKind::List)) {
-    perm = *axes_arg(I, a.args[1]);
+    perm = required_axes_arg(I, a.args[1]);
   } else {
     for (size_t i = 1; i < a.args.size(); ++i) perm.push_back(int_arg(I, a.args[i], "axes"));
   }

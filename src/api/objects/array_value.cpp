@@ -64,6 +64,22 @@ std::optional<trace::DTypeW> python_scalar_type(const Value& v, bool host) {
 
 namespace {
 
+// A Python number as a weak constant. An int outside int32's range is kept exactly as a weak
+// int64 (still JAX's weak int for promotion): converting it to a narrower integer type raises
+// JAX's OverflowError (trace::convert), converting it to a float keeps its value.
+ir::ValueId python_scalar_constant(trace::Trace& t, const Value& v, bool host) {
+  auto st = *python_scalar_type(v, host);
+  if (v->kind == interp::ObjKind::Int) {
+    const int64_t i = static_cast<interp::IntObj&>(*v).v;
+    if (!host && (i > INT32_MAX || i < INT32_MIN)) st = {DType::I64, true};
+    uint8_t buf[8];
+    types::store_int_element(st.dtype, i, buf);
+    return trace::constant(t, st.dtype, {}, buf, st.weak);
+  }
+  const double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
+  return trace::scalar_constant(t, x, st);
+}
+
 // Writes double `v` as `dt` at `dst`.
 void store_as(DType dt, double v, uint8_t* dst) {
   switch (dt) {
@@ -245,11 +261,8 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
           sharding::OptOutSharding sh;
           if (a->array->type.is_sharded() && a->array->type.mesh() == active->mesh()) sh = a->array->type.spec();
           ids.push_back(trace::constant(*active, dt, a->array->type.shape(), conv.data(), a->array->type.weak_type(), sh));
-        } else if (auto st = python_scalar_type(v, false)) {
-          double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
-                   : v->kind == interp::ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
-                                                     : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
-          ids.push_back(trace::scalar_constant(*active, x, *st));
+        } else if (python_scalar_type(v, false)) {
+          ids.push_back(python_scalar_constant(*active, v, false));
         } else {
           I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position {}.", name,
                                            I.type_name(v), ids.size()));
@@ -271,11 +284,8 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
         if (a->host && !host) arr = to_device(arr, std::nullopt, std::nullopt);  // numpy operand of a jax op
         inputs.push_back(arr);
         ids.push_back(t.param(arr->type));
-      } else if (auto st = python_scalar_type(v, host)) {
-        double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
-                 : v->kind == interp::ObjKind::Int ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
-                                                   : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
-        ids.push_back(trace::scalar_constant(t, x, *st));
+      } else if (python_scalar_type(v, host)) {
+        ids.push_back(python_scalar_constant(t, v, host));
       } else {
         I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position {}.", name,
                                          I.type_name(v), ids.size()));
