@@ -2,6 +2,8 @@
 // Entries are never removed, and a deque keeps references stable while others are added.
 #include "ast/source.hpp"
 
+#include <cstdio>
+
 #include <deque>
 #include <mutex>
 
@@ -54,6 +56,31 @@ std::string_view source_line(uint32_t id, uint32_t line) {
 
 std::string format_loc(Loc loc) {
   return fmt::format("{}:{}:{}", source(loc.file).name, loc.line, loc.col);
+}
+
+std::string non_utf8_error(const std::string& text, const std::string& path) {
+  size_t i = 0;
+  int line = 1;
+  const auto n = text.size();
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  while (i < n) {
+    const unsigned char c = byte(i);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (byte(i + k) & 0xC0) == 0x80;
+    if (ok && len == 2) ok = c >= 0xC2;                                   // no overlong forms
+    if (ok && len == 3) ok = !(c == 0xE0 && byte(i + 1) < 0xA0) && !(c == 0xED && byte(i + 1) >= 0xA0);  // no surrogates
+    if (ok && len == 4) ok = c <= 0xF4 && !(c == 0xF0 && byte(i + 1) < 0x90) && !(c == 0xF4 && byte(i + 1) >= 0x90);
+    if (!ok) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      return "Non-UTF-8 code starting with '" + std::string(hex) + "' in file " + path + " on line " + std::to_string(line) +
+             ", but no encoding declared; see https://peps.python.org/pep-0263/ for details";
+    }
+    if (c == '\n') ++line;
+    i += len;
+  }
+  return "";
 }
 
 }  // namespace shard::ast

@@ -22,4 +22,8 @@ std::string_view source_line(uint32_t id, uint32_t line);
 // "FILE:LINE:COL"
 std::string format_loc(Loc loc);
 
+// Source must be UTF-8 (no encoding declarations): CPython's SyntaxError text for the first
+// invalid byte of `text` read from `path`, or "" when the text is valid.
+std::string non_utf8_error(const std::string& text, const std::string& path);
+
 }  // namespace shard::ast

@@ -193,6 +193,10 @@ int run_program(const CliOptions& o) {
       write_stderr("shard: can't open file '" + o.script + "': " + error);
       return kExitUsage;
     }
+    if (auto bad = ast::non_utf8_error(text, o.script); !bad.empty()) {
+      write_stderr("SyntaxError: " + bad + "\n");
+      return kExitError;
+    }
     name = o.script;
     opts.argv.push_back(o.script);
     opts.module_path = module_path_for(fs::path(o.script).parent_path().string());

@@ -47,6 +47,7 @@ std::shared_ptr<ModuleObj> Interp::Impl::load_file_module(const std::string& nam
   if (!in) I.raise("ImportError", "cannot read '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
+  if (auto bad = ast::non_utf8_error(ss.str(), path); !bad.empty()) I.raise("SyntaxError", bad);
   uint32_t file = ast::add_source(path, ss.str());
   auto [tree, code] = compile_for_import(I, *this, file);
   auto m = new_module(name);
