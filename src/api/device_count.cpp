@@ -6,12 +6,13 @@
 #include <string_view>
 
 #include "runtime/device_runtime.hpp"
+#include "types/type_common.hpp"
 
 namespace shard::api {
 
 namespace {
 
-constexpr int kMaxDevices = 4096;  // each device is a thread
+constexpr int kMaxDevices = 1024;  // each device is a thread; the runtime's bound
 int g_forced = 0;
 
 // A positive decimal count within bounds, else 0.
@@ -41,8 +42,12 @@ int xla_flags_count() {
   for (size_t pos = s.find(kFlag); pos != std::string_view::npos; pos = s.find(kFlag, pos + 1)) {
     size_t start = pos + kFlag.size();
     size_t end = s.find_first_of(" \t\n", start);
-    int n = parse_count(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (n) found = n;
+    const auto text = s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    const int n = parse_count(text);
+    if (!n)  // a flag given but unusable is said, not ignored
+      throw types::ShardingError("ValueError", "XLA_FLAGS --xla_force_host_platform_device_count=" + std::string(text) +
+                                                   ": the device count must be a number between 1 and " + std::to_string(kMaxDevices));
+    found = n;
   }
   return found;
 }

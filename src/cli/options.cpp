@@ -9,7 +9,7 @@ namespace {
 CliOptions g_options;
 
 // Device counts beyond this are certainly a typo (each device is a thread).
-constexpr int kMaxDevices = 4096;
+constexpr int kMaxDevices = 1024;  // the device runtime's bound (runtime/device_buffer.hpp)
 
 int parse_device_count(const std::string& text, const std::string& where) {
   int n = 0;

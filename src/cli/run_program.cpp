@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -185,6 +187,12 @@ int report_internal_error(const std::string& what) {
 }
 
 int run_program(const CliOptions& o) {
+  // An unwritable --trace file is said now, not when the timeline is written at exit.
+  if (!o.trace_file.empty())
+    if (std::ofstream probe(o.trace_file); !probe) {
+      write_stderr("shard: can't write the trace file '" + o.trace_file + "': " + std::strerror(errno) + "\n");
+      return kExitUsage;
+    }
   interp::Options opts;
   std::string text, name;
   if (o.mode == Mode::Script) {

@@ -4,6 +4,7 @@
 
 #include "grammar/parse.hpp"
 #include "interp/interp_impl.hpp"
+#include "types/type_common.hpp"
 
 namespace shard::interp {
 
@@ -196,6 +197,8 @@ Value Interp::Impl::call_native(BuiltinObj& b, std::vector<Value>& args, Kwargs*
     throw PyError{exc};
   } catch (const std::bad_alloc&) {
     I.raise("MemoryError", "");
+  } catch (const types::ShardingError& e) {  // a user error the array stack names the class of
+    I.raise(e.py_type(), e.what());
   } catch (const std::exception& e) {
     I.raise("RuntimeError", "internal error in " + b.name + "(): " + e.what());
   }
@@ -322,6 +325,8 @@ Value Interp::Impl::instantiate(const ClassP& cls, std::vector<Value>& args, Kwa
       throw;
     } catch (const std::bad_alloc&) {
       I.raise("MemoryError", "");
+    } catch (const types::ShardingError& e) {
+      I.raise(e.py_type(), e.what());
     } catch (const std::exception& e) {
       I.raise("RuntimeError", "internal error in " + c.name + "(): " + e.what());
     }

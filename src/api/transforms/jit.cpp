@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -198,8 +199,27 @@ std::vector<std::string> str_list(Interp& I, const Value& v, const char* what) {
   return out;
 }
 
+namespace {
+// static_argnums must name positional parameters the function has (JAX's _validate_argnums;
+// functions taking *args accept any).
+void validate_static_argnums(Interp& I, const Value& fun, const std::vector<int64_t>& argnums) {
+  if (argnums.empty() || !fun || fun->kind != ObjKind::Function) return;
+  const auto& f = static_cast<interp::FunctionObj&>(*fun);
+  if (!f.params || f.params->vararg) return;
+  const auto n = static_cast<int64_t>(f.params->positional.size());
+  const int64_t lo = *std::min_element(argnums.begin(), argnums.end()), hi = *std::max_element(argnums.begin(), argnums.end());
+  if (-lo > n || hi >= n) {
+    std::vector<std::string> parts;
+    for (auto k : argnums) parts.push_back(std::to_string(k));
+    I.raise("ValueError", fmt::format("Jitted function has static_argnums=({}{}), but only accepts {} positional arguments.",
+                                      fmt::join(parts, ", "), parts.size() == 1 ? "," : "", n));
+  }
+}
+}  // namespace
+
 Value make_jit(Interp& I, const Value& fun, JitOptions opts) {
   if (!fun || fun->kind == ObjKind::None) I.raise("TypeError", "jit() missing 1 required positional argument: 'fun'");
+  validate_static_argnums(I, fun, opts.static_argnums);
   init_jit_class();
   auto j = std::make_shared<JitObj>(jit_class(), fun, std::move(opts));
   j->stats = register_stats(fun_name(I, fun));
