@@ -253,4 +253,32 @@ std::string dump(const Expr& e) {
   return d.out;
 }
 
+namespace {
+thread_local std::vector<ExprP>* g_expr_queue = nullptr;  // set while the outermost ~Expr drains
+}  // namespace
+
+Expr::~Expr() {
+  std::vector<ExprP> held;
+  auto take = [&](ExprP& e) {
+    if (e && e.use_count() == 1) held.push_back(std::move(e));
+  };
+  take(a);
+  take(b);
+  take(c);
+  for (auto& e : elts) take(e);
+  for (auto& e : keys) take(e);
+  if (held.empty()) return;
+  if (g_expr_queue) {
+    for (auto& e : held) g_expr_queue->push_back(std::move(e));
+    return;
+  }
+  g_expr_queue = &held;
+  while (!held.empty()) {
+    ExprP e = std::move(held.back());
+    held.pop_back();
+    e.reset();  // its destructor queues its children
+  }
+  g_expr_queue = nullptr;
+}
+
 }  // namespace shard::ast

@@ -120,6 +120,11 @@ struct Expr {
   std::shared_ptr<Params> params;  // Lambda
 
   Expr(ExprKind k, Loc l) : kind(k), loc(l), conversion(0) {}
+  // Iterative: a long chain (1+1+...+1 has as many nested BinOps as terms) would overflow the
+  // C++ stack if each node destroyed its children recursively.
+  ~Expr();
+  Expr(const Expr&) = default;
+  Expr& operator=(const Expr&) = default;
 };
 
 ExprP make_expr(ExprKind k, Loc loc);

@@ -55,13 +55,26 @@ struct CallArgs {
 
 using NativeFn = std::function<Value(Interp&, CallArgs&)>;
 
+// Destroying a deep structure (a long linked list of instances, nested lists) recursively
+// would overflow the C++ stack. Containers hand the values they hold the last reference to
+// here; the outermost destruction releases them one at a time, so depth costs no stack.
+void release_values(std::vector<Value>& values);
+
 struct NoneObj : Object { using Object::Object; };
 struct BoolObj : Object { bool v; BoolObj(ClassP c, bool b) : Object(ObjKind::Bool, std::move(c)), v(b) {} };
 struct IntObj : Object { int64_t v; IntObj(ClassP c, int64_t x) : Object(ObjKind::Int, std::move(c)), v(x) {} };
 struct FloatObj : Object { double v; FloatObj(ClassP c, double x) : Object(ObjKind::Float, std::move(c)), v(x) {} };
 struct StrObj : Object { std::string v; StrObj(ClassP c, std::string s) : Object(ObjKind::Str, std::move(c)), v(std::move(s)) {} };
-struct TupleObj : Object { std::vector<Value> items; TupleObj(ClassP c, std::vector<Value> xs) : Object(ObjKind::Tuple, std::move(c)), items(std::move(xs)) {} };
-struct ListObj : Object { std::vector<Value> items; ListObj(ClassP c, std::vector<Value> xs) : Object(ObjKind::List, std::move(c)), items(std::move(xs)) {} };
+struct TupleObj : Object {
+  std::vector<Value> items;
+  TupleObj(ClassP c, std::vector<Value> xs) : Object(ObjKind::Tuple, std::move(c)), items(std::move(xs)) {}
+  ~TupleObj() override { release_values(items); }
+};
+struct ListObj : Object {
+  std::vector<Value> items;
+  ListObj(ClassP c, std::vector<Value> xs) : Object(ObjKind::List, std::move(c)), items(std::move(xs)) {}
+  ~ListObj() override { release_values(items); }
+};
 
 // Insertion-ordered hash table keyed by Python equality/hash (needs the interpreter for
 // user-defined __eq__/__hash__). Deleted slots are tombstones (null key), compacted lazily.
@@ -70,6 +83,7 @@ struct DictObj : Object {
   std::unordered_multimap<size_t, size_t> index;  // hash -> slot in entries
   size_t live = 0;
   explicit DictObj(ClassP c) : Object(ObjKind::Dict, std::move(c)) {}
+  ~DictObj() override;
   Value* find(Interp& I, const Value& key);
   void set(Interp& I, const Value& key, Value v);
   bool erase(Interp& I, const Value& key);
@@ -87,7 +101,11 @@ struct IteratorObj : Object {
   IteratorObj(ClassP c, std::function<std::optional<Value>()> n) : Object(ObjKind::Iterator, std::move(c)), next(std::move(n)) {}
 };
 
-struct CellObj : Object { Value v; explicit CellObj(ClassP c) : Object(ObjKind::Cell, std::move(c)) {} };
+struct CellObj : Object {
+  Value v;
+  explicit CellObj(ClassP c) : Object(ObjKind::Cell, std::move(c)) {}
+  ~CellObj() override;
+};
 
 struct ModuleObj : Object {
   std::string name;
@@ -168,6 +186,7 @@ struct InstanceObj : Object {
   std::shared_ptr<ExcInfo> exc;  // set for exception instances
   Value native;                  // for user subclasses of built-in types (e.g. list): the wrapped value
   explicit InstanceObj(ClassP c) : Object(ObjKind::Instance, std::move(c)) {}
+  ~InstanceObj() override;
 };
 
 // Base for values defined outside the interpreter (device arrays, meshes, specs...). Their

@@ -113,6 +113,52 @@ Value make_str(std::string s) {
   return std::make_shared<StrObj>(T().str, std::move(s));
 }
 
+namespace {
+thread_local std::vector<Value>* g_release_queue = nullptr;  // set while the outermost release drains
+}  // namespace
+
+void release_values(std::vector<Value>& values) {
+  if (g_release_queue) {  // inside a release: queue the last references, destroy nothing here
+    for (auto& v : values)
+      if (v && v.use_count() == 1) g_release_queue->push_back(std::move(v));
+    values.clear();
+    return;
+  }
+  std::vector<Value> queue;
+  for (auto& v : values)
+    if (v && v.use_count() == 1) queue.push_back(std::move(v));
+  values.clear();
+  if (queue.empty()) return;
+  g_release_queue = &queue;
+  while (!queue.empty()) {
+    Value v = std::move(queue.back());
+    queue.pop_back();
+    v.reset();  // its destructor queues what it held
+  }
+  g_release_queue = nullptr;
+}
+
+DictObj::~DictObj() {
+  std::vector<Value> held;
+  for (auto& [k, v] : entries) {
+    held.push_back(std::move(k));
+    held.push_back(std::move(v));
+  }
+  release_values(held);
+}
+
+CellObj::~CellObj() {
+  std::vector<Value> held{std::move(v)};
+  release_values(held);
+}
+
+InstanceObj::~InstanceObj() {
+  std::vector<Value> held;
+  for (auto& [name, v] : dict.entries) held.push_back(std::move(v));
+  held.push_back(std::move(native));
+  release_values(held);
+}
+
 Value make_tuple(std::vector<Value> items) {
   if (items.empty() && g_empty_tuple) return g_empty_tuple;
   return std::make_shared<TupleObj>(T().tuple, std::move(items));
