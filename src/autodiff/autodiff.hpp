@@ -47,9 +47,6 @@ Linearized linearize(trace::Trace& t, const ir::Function& f, const std::vector<V
 std::vector<Tangent> transpose(trace::Trace& t, const ir::Function& linear, const std::vector<ValueId>& residuals,
                                const std::vector<Tangent>& cotangents);
 
-// Copies f's ops into t with its params bound to `args`; returns its results.
-std::vector<ValueId> inline_function(trace::Trace& t, const ir::Function& f, const std::vector<ValueId>& args);
-
 // Arrays of type `type` (its sharding and varying axes) filled with 0 / 1.
 ValueId zeros(trace::Trace& t, const ArrayType& type);
 ValueId ones(trace::Trace& t, const ArrayType& type);

@@ -29,21 +29,13 @@ bool is_source(const ir::Op& op, const ir::Function& f) {
 }
 }  // namespace
 
-types::ArrayType stacked_type(const types::ArrayType& t, int64_t length) {
-  types::Shape shape = t.shape();
-  shape.insert(shape.begin(), length);
-  auto entries = t.spec().entries();
-  entries.insert(entries.begin(), types::PartitionSpec::Entry{});
-  return t.with_shape(shape, types::PartitionSpec(entries));
-}
-
 ValueId PeState::need(ValueId v) {
   const auto i = static_cast<size_t>(v);
   if (umap[i] >= 0) return umap[i];
   if (is_unknown[i]) throw std::logic_error("internal error: an unknown value used before its definition");
   const ir::Op* p = producer[i];
   if (p && is_source(*p, f)) {
-    umap[i] = emit_like_into(unknown, f, *p, {}).at(0);
+    umap[i] = ir::copy_op(unknown, f, *p, {}).at(0);
     return umap[i];
   }
   const ValueId r = unknown.new_value(f.type(v));
@@ -90,7 +82,7 @@ PartialEval partial_eval(const ir::Function& f, const std::vector<bool>& unknown
     if (!any_unknown) {
       std::vector<ValueId> operands;
       for (auto v : op.operands) operands.push_back(st.kmap[static_cast<size_t>(v)]);
-      auto rs = emit_like_into(pe.known, f, op, operands);
+      auto rs = ir::copy_op(pe.known, f, op, operands);
       for (size_t k = 0; k < rs.size(); ++k) st.kmap[static_cast<size_t>(op.results[k])] = rs[k];
       continue;
     }
@@ -106,7 +98,7 @@ PartialEval partial_eval(const ir::Function& f, const std::vector<bool>& unknown
     }
     std::vector<ValueId> operands;
     for (auto v : op.operands) operands.push_back(st.need(v));
-    auto rs = emit_like_into(pe.unknown, f, op, operands);
+    auto rs = ir::copy_op(pe.unknown, f, op, operands);
     for (size_t k = 0; k < rs.size(); ++k) {
       st.umap[static_cast<size_t>(op.results[k])] = rs[k];
       st.is_unknown[static_cast<size_t>(op.results[k])] = 1;

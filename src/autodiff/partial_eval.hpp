@@ -49,7 +49,5 @@ void partial_eval_cond(PeState& st, const ir::Op& op);
 void partial_eval_checkpoint(PeState& st, const ir::Op& op);
 void partial_eval_shard_map(PeState& st, const ir::Op& op);
 
-// A stacked type: `length` copies of t along a new leading dim (scan residuals).
-types::ArrayType stacked_type(const types::ArrayType& t, int64_t length);
 
 }  // namespace shard::autodiff

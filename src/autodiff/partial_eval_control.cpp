@@ -85,7 +85,7 @@ void partial_eval_scan(PeState& st, const ir::Op& op) {
   for (size_t i = 0; i < nk + ny; ++i)
     if (!pe.unknown_out[i]) k_types.push_back(st.f.type(op.results[i]));
   for (size_t r = 0; r < nres; ++r)
-    if (stacked[r]) k_types.push_back(stacked_type(pe.known.type(pe.known.results[n_known_results + r]), s.length));
+    if (stacked[r]) k_types.push_back(types::stacked_type(pe.known.type(pe.known.results[n_known_results + r]), s.length));
   std::vector<ValueId> k_results;
   if (!k_types.empty()) {
     ir::attr::Scan ka{static_cast<int64_t>(kc), static_cast<int64_t>(kk), s.length, s.reverse};
@@ -240,18 +240,6 @@ bool saved_by_policy(const std::string& policy, const ir::Op& op) {
   return policy == "dots_with_no_batch_dims_saveable" && op.attr<ir::attr::DotGeneral>().lhs_batch.empty();
 }
 
-// f's ops appended to dst with its params bound to args; every value's new id.
-std::vector<ValueId> inline_mapped(ir::Function& dst, const ir::Function& f, const std::vector<ValueId>& args) {
-  std::vector<ValueId> map(f.value_types.size(), -1);
-  for (size_t i = 0; i < f.params.size(); ++i) map[static_cast<size_t>(f.params[i])] = args.at(i);
-  for (const auto& op : f.ops) {
-    std::vector<ValueId> operands;
-    for (auto v : op.operands) operands.push_back(map[static_cast<size_t>(v)]);
-    auto rs = emit_like_into(dst, f, op, operands);
-    for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
-  }
-  return map;
-}
 }  // namespace
 
 void partial_eval_checkpoint(PeState& st, const ir::Op& op) {
@@ -267,7 +255,7 @@ void partial_eval_checkpoint(PeState& st, const ir::Op& op) {
   std::vector<ValueId> k_args;
   for (size_t i = 0; i < n; ++i)
     if (!uk_in[i]) k_args.push_back(st.kmap[static_cast<size_t>(op.operands[i])]);
-  auto kmap = inline_mapped(st.known, kf, k_args);
+  auto kmap = ir::inline_mapped(st.known, kf, k_args);
   size_t pos = 0;
   for (size_t i = 0; i < nr; ++i)
     if (!pe.unknown_out[i]) st.kmap[static_cast<size_t>(op.results[i])] = kmap[static_cast<size_t>(kf.results[pos++])];
@@ -288,7 +276,7 @@ void partial_eval_checkpoint(PeState& st, const ir::Op& op) {
       }
       std::vector<ValueId> operands;
       for (auto v : kop.operands) operands.push_back(rmap[static_cast<size_t>(v)]);
-      auto rs = emit_like_into(st.unknown, kf, kop, operands);
+      auto rs = ir::copy_op(st.unknown, kf, kop, operands);
       for (size_t j = 0; j < rs.size(); ++j) rmap[static_cast<size_t>(kop.results[j])] = rs[j];
     }
   };

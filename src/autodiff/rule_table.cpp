@@ -33,18 +33,6 @@ bool is_differentiable(const ArrayType& t) { return types::is_float(t.dtype()); 
 
 void unsupported(const std::string& what) { throw types::ShardingError("NotImplementedError", what); }
 
-std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
-  std::vector<ArrayType> types;
-  for (auto r : op.results) types.push_back(fn.type(r));
-  return t.emit_multi(op.kind, operands, types, op.attrs, op.regions);
-}
-
-std::vector<ValueId> emit_like_into(ir::Function& dst, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
-  std::vector<ArrayType> types;
-  for (auto r : op.results) types.push_back(fn.type(r));
-  return ir::Builder(dst, op.loc).op_multi(op.kind, operands, types, op.attrs, op.regions);
-}
-
 ValueId emit_like1(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
   return emit_like(t, fn, op, operands).at(0);
 }
@@ -63,6 +51,12 @@ ValueId filled(Trace& t, const ArrayType& type, double value) {
   return t.emit(OpKind::BroadcastInDim, {c}, type, ir::attr::BroadcastInDim{});
 }
 }  // namespace
+
+JvpOut jvp_linear_unary(JvpArgs& a) {
+  JvpOut out = emit_primal(a);
+  out.dy[0] = emit_like1(a.t, a.fn, a.op, {*a.dx[0]});
+  return out;
+}
 
 ValueId zeros(Trace& t, const ArrayType& type) { return filled(t, type, 0); }
 ValueId ones(Trace& t, const ArrayType& type) { return filled(t, type, 1); }

@@ -91,13 +91,13 @@ TransposeRule transpose_rule(ir::OpKind k);  // null for ops that are never line
 
 // ---- helpers shared by the rules (rule_table.cpp) ----------------------------------------------
 
-// The op copied into t with `operands` in place of its own (same attributes, result types
-// and regions): the primal op, or a linear op applied to tangents.
-std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands);
+using trace::emit_like;        // the op re-emitted on other operands (trace/trace.hpp)
+using trace::inline_function;  // a function's ops copied into a trace
+// emit_like's single result.
 ValueId emit_like1(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands);
-// The same into another function (building the linear function of linearize).
-std::vector<ValueId> emit_like_into(ir::Function& dst, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands);
-JvpOut emit_primal(JvpArgs& a);  // primal results, zero tangents
+JvpOut emit_primal(JvpArgs& a);
+// The JVP of an op linear in its single operand: the same op applied to the tangent.
+JvpOut jvp_linear_unary(JvpArgs& a);  // primal results, zero tangents
 // The tangent as a value (zeros of `type` when symbolic).
 ValueId instantiate(Trace& t, const Tangent& v, const ArrayType& type);
 Tangent add_tangents(Trace& t, const Tangent& a, const Tangent& b);

@@ -99,6 +99,17 @@ std::vector<ArrayType> result_types(const JvpArgs& a, size_t from, size_t n) {
   return out;
 }
 
+// An op's results laid out as (primal results, then the tangents of those with one).
+JvpOut primals_then_tangents(const std::vector<ValueId>& rs, size_t n, const std::vector<bool>& nz) {
+  JvpOut out;
+  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(n));
+  out.dy.resize(n);
+  size_t pos = n;
+  for (size_t i = 0; i < n; ++i)
+    if (nz[i]) out.dy[i] = rs[pos++];
+  return out;
+}
+
 }  // namespace
 
 // scan: (consts, carries, xs) -> (carries, ys); the JVP scan carries the nonzero tangents.
@@ -177,13 +188,7 @@ JvpOut jvp_While(JvpArgs& a) {
   ir::attr::While attrs{static_cast<int64_t>(ncc), static_cast<int64_t>(nbc + ndbc)};
   auto rs = a.t.emit_multi(OpKind::While, operands, cat<ArrayType>({k_types, masked(k_types, k_nz)}), attrs,
                            {std::make_shared<const ir::Function>(std::move(cond_fn)), body_fn});
-  JvpOut out;
-  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nk));
-  out.dy.resize(nk);
-  size_t pos = nk;
-  for (size_t i = 0; i < nk; ++i)
-    if (k_nz[i]) out.dy[i] = rs[pos++];
-  return out;
+  return primals_then_tangents(rs, nk, k_nz);
 }
 
 // cond: operands (index, branch operands); every branch returns the same tangents.
@@ -197,13 +202,7 @@ JvpOut jvp_Cond(JvpArgs& a) {
   auto r_types = result_types(a, 0, nr);
   std::vector<ValueId> operands = cat<ValueId>({a.x, tangent_operands(a, 1, in_nz)});
   auto rs = a.t.emit_multi(OpKind::Cond, operands, cat<ArrayType>({r_types, masked(r_types, out_nz)}), a.op.attrs, branches);
-  JvpOut out;
-  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nr));
-  out.dy.resize(nr);
-  size_t pos = nr;
-  for (size_t i = 0; i < nr; ++i)
-    if (out_nz[i]) out.dy[i] = rs[pos++];
-  return out;
+  return primals_then_tangents(rs, nr, out_nz);
 }
 
 // shard_map: operands (explicit operands, captured consts); tangents enter with their
@@ -228,13 +227,7 @@ JvpOut jvp_ShardMap(JvpArgs& a) {
   auto r_types = result_types(a, 0, nr);
   std::vector<ValueId> operands = cat<ValueId>({a.x, tangent_operands(a, 0, in_nz)});
   auto rs = a.t.emit_multi(OpKind::ShardMap, operands, cat<ArrayType>({r_types, masked(r_types, rj.out_nz)}), attrs, {rj.fn});
-  JvpOut out;
-  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nr));
-  out.dy.resize(nr);
-  size_t pos = nr;
-  for (size_t i = 0; i < nr; ++i)
-    if (rj.out_nz[i]) out.dy[i] = rs[pos++];
-  return out;
+  return primals_then_tangents(rs, nr, rj.out_nz);
 }
 
 // ---- transposes (of the unknown halves partial_eval_control.cpp makes) ------------------------
@@ -302,6 +295,30 @@ std::vector<Tangent> transpose_Scan(TransposeArgs& a) {
   return out;
 }
 
+namespace {
+// The transpose of a region as a function of (its params at `nl`, which are not linear; the
+// cotangents of its results) -> the cotangents of its params at `lin`, typed as those params.
+std::shared_ptr<const ir::Function> transposed_region(const ir::Function& body, const types::AbstractMesh& mesh, const std::vector<size_t>& nl,
+                                                      const std::vector<size_t>& lin, ast::Loc loc) {
+  std::vector<size_t> order = nl;
+  order.insert(order.end(), lin.begin(), lin.end());
+  auto linear_body = regroup(body, {order}, {iota_from(0, body.results.size())});
+  auto bt = std::make_shared<Trace>(body.name, mesh);
+  bt->set_loc(loc);
+  std::vector<ValueId> res;
+  std::vector<Tangent> cts;
+  for (auto i : nl) res.push_back(bt->param(body.type(body.params[i])));
+  for (auto r : body.results) cts.push_back(bt->param(body.type(r)));
+  auto got = transpose(*bt, *linear_body, res, cts);
+  std::vector<ValueId> results;
+  for (size_t j = 0; j < lin.size(); ++j) {
+    const ArrayType want = body.type(body.params[lin[j]]);
+    results.push_back(fit_type(*bt, instantiate(*bt, got[j], want), want));
+  }
+  return std::make_shared<const ir::Function>(bt->finish(results));
+}
+}  // namespace
+
 // cond: the same branch index picks the transposed branch; operands that are not linear
 // (the residuals) are passed to every branch.
 std::vector<Tangent> transpose_Cond(TransposeArgs& a) {
@@ -309,25 +326,8 @@ std::vector<Tangent> transpose_Cond(TransposeArgs& a) {
   const size_t n = a.op.operands.size() - 1, nr = a.op.results.size();
   std::vector<size_t> nl, lin;
   for (size_t i = 0; i < n; ++i) (a.linear[1 + i] ? lin : nl).push_back(i);
-  std::vector<size_t> order = nl;
-  order.insert(order.end(), lin.begin(), lin.end());
   std::vector<std::shared_ptr<const ir::Function>> branches;
-  for (auto& br : a.op.regions) {
-    auto linear_branch = regroup(*br, {order}, {iota_from(0, nr)});
-    auto bt = std::make_shared<Trace>(br->name, t.mesh());
-    bt->set_loc(t.loc());
-    std::vector<ValueId> res;
-    std::vector<Tangent> cts;
-    for (auto i : nl) res.push_back(bt->param(br->type(br->params[i])));
-    for (size_t i = 0; i < nr; ++i) cts.push_back(bt->param(br->type(br->results[i])));
-    auto got = transpose(*bt, *linear_branch, res, cts);
-    std::vector<ValueId> results;
-    for (size_t j = 0; j < lin.size(); ++j) {
-      const ArrayType want = br->type(br->params[lin[j]]);
-      results.push_back(fit_type(*bt, instantiate(*bt, got[j], want), want));
-    }
-    branches.push_back(std::make_shared<const ir::Function>(bt->finish(results)));
-  }
+  for (auto& br : a.op.regions) branches.push_back(transposed_region(*br, t.mesh(), nl, lin, t.loc()));
   std::vector<ValueId> operands{a.x[0]};
   for (auto i : nl) operands.push_back(a.x[1 + i]);
   for (size_t i = 0; i < nr; ++i) operands.push_back(a.ct_value(i));
@@ -349,13 +349,7 @@ JvpOut jvp_Checkpoint(JvpArgs& a) {
   auto r_types = result_types(a, 0, nr);
   auto rs = a.t.emit_multi(OpKind::Checkpoint, cat<ValueId>({a.x, tangent_operands(a, 0, in_nz)}),
                            cat<ArrayType>({r_types, masked(r_types, rj.out_nz)}), a.op.attrs, {rj.fn});
-  JvpOut out;
-  out.y.assign(rs.begin(), rs.begin() + static_cast<long>(nr));
-  out.dy.resize(nr);
-  size_t pos = nr;
-  for (size_t i = 0; i < nr; ++i)
-    if (rj.out_nz[i]) out.dy[i] = rs[pos++];
-  return out;
+  return primals_then_tangents(rs, nr, rj.out_nz);
 }
 
 // shard_map: a shard_map of the transposed body; the residuals enter as they entered the
@@ -369,26 +363,11 @@ std::vector<Tangent> transpose_ShardMap(TransposeArgs& a) {
   auto in_spec = [&](size_t i) { return i < s.in_specs.size() ? s.in_specs[i] : types::PartitionSpec(); };
   std::vector<size_t> nl, lin;
   for (size_t i = 0; i < n; ++i) (a.linear[i] ? lin : nl).push_back(i);
-  std::vector<size_t> order = nl;
-  order.insert(order.end(), lin.begin(), lin.end());
-  auto linear_body = regroup(body, {order}, {iota_from(0, nr)});
-  const types::AbstractMesh inner = s.mesh.with_axis_types(s.manual_axes, types::AxisType::Manual);
-  auto bt = std::make_shared<Trace>(body.name, inner);
-  bt->set_loc(t.loc());
-  std::vector<ValueId> results;
+  std::shared_ptr<const ir::Function> fn;
   {
     trace::CheckVmaScope vma(s.check_vma);
-    std::vector<ValueId> res;
-    std::vector<Tangent> cts;
-    for (auto i : nl) res.push_back(bt->param(body.type(body.params[i])));
-    for (size_t i = 0; i < nr; ++i) cts.push_back(bt->param(body.type(body.results[i])));
-    auto got = transpose(*bt, *linear_body, res, cts);
-    for (size_t j = 0; j < lin.size(); ++j) {
-      const ArrayType want = body.type(body.params[lin[j]]);
-      results.push_back(fit_type(*bt, instantiate(*bt, got[j], want), want));
-    }
+    fn = transposed_region(body, s.mesh.with_axis_types(s.manual_axes, types::AxisType::Manual), nl, lin, t.loc());
   }
-  auto fn = std::make_shared<const ir::Function>(bt->finish(results));
   ir::attr::ShardMap attrs = s;
   attrs.in_specs.clear();
   attrs.out_specs.clear();

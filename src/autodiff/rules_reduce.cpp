@@ -97,15 +97,11 @@ ValueId cumulative_extremum_tangent(Trace& t, ValueId x, ValueId dx, const ir::a
   ValueId jj = trace::iota(t, types::DType::I32, wide, rank, std::nullopt);
   ValueId onehot = trace::convert(t, trace::binary(t, "eq", EwOp::Eq, kb, jj), {xt.dtype(), false});
   // dx's axis becomes j (the last dim); its other dims stay: move the axis last, then broadcast.
-  std::vector<int64_t> perm, dx_dims;
+  std::vector<int64_t> dx_dims;
   for (int64_t d = 0; d < rank; ++d)
-    if (d != ax) {
-      perm.push_back(d);
-      dx_dims.push_back(d);
-    }
-  perm.push_back(ax);
+    if (d != ax) dx_dims.push_back(d);
   dx_dims.push_back(rank);
-  ValueId dxb = trace::broadcast_in_dim(t, trace::transpose(t, dx, perm), wide, dx_dims);
+  ValueId dxb = trace::broadcast_in_dim(t, trace::move_dim(t, dx, ax, rank - 1), wide, dx_dims);
   return trace::reduce(t, "reduce_sum", ReduceKind::Sum, mul(t, onehot, dxb), {rank}, false);
 }
 }  // namespace

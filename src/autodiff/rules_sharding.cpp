@@ -10,27 +10,19 @@ namespace shard::autodiff {
 
 using ir::ReduceKind;
 
-namespace {
-JvpOut jvp_moves_data(JvpArgs& a) {
-  JvpOut out = emit_primal(a);
-  out.dy[0] = emit_like1(a.t, a.fn, a.op, {*a.dx[0]});
-  return out;
-}
-}  // namespace
-
-JvpOut jvp_Reshard(JvpArgs& a) { return jvp_moves_data(a); }
-JvpOut jvp_ShardingConstraint(JvpArgs& a) { return jvp_moves_data(a); }
-JvpOut jvp_AllGather(JvpArgs& a) { return jvp_moves_data(a); }
-JvpOut jvp_ReduceScatter(JvpArgs& a) { return jvp_moves_data(a); }
-JvpOut jvp_AllToAll(JvpArgs& a) { return jvp_moves_data(a); }
-JvpOut jvp_CollectivePermute(JvpArgs& a) { return jvp_moves_data(a); }
+JvpOut jvp_Reshard(JvpArgs& a) { return jvp_linear_unary(a); }
+JvpOut jvp_ShardingConstraint(JvpArgs& a) { return jvp_linear_unary(a); }
+JvpOut jvp_AllGather(JvpArgs& a) { return jvp_linear_unary(a); }
+JvpOut jvp_ReduceScatter(JvpArgs& a) { return jvp_linear_unary(a); }
+JvpOut jvp_AllToAll(JvpArgs& a) { return jvp_linear_unary(a); }
+JvpOut jvp_CollectivePermute(JvpArgs& a) { return jvp_linear_unary(a); }
 JvpOut jvp_AxisIndex(JvpArgs& a) { return emit_primal(a); }
 
 JvpOut jvp_AllReduce(JvpArgs& a) {
   const auto& r = a.op.attr<ir::attr::AllReduce>();
   if (r.kind != ReduceKind::Sum)
     unsupported(fmt::format("differentiation of {} is not supported yet (psum is)", ir::all_reduce_name(r.kind)));
-  return jvp_moves_data(a);
+  return jvp_linear_unary(a);
 }
 
 std::vector<Tangent> transpose_Reshard(TransposeArgs& a) { return {fit_type(a.t, a.ct_value(), a.operand_type(0))}; }

@@ -8,15 +8,6 @@ namespace shard::autodiff {
 
 using ir::OpKind;
 
-namespace {
-// The op applied to the tangent of its single operand.
-JvpOut jvp_linear_unary(JvpArgs& a) {
-  JvpOut out = emit_primal(a);
-  out.dy[0] = emit_like1(a.t, a.fn, a.op, {*a.dx[0]});
-  return out;
-}
-}  // namespace
-
 // Sources: no operands, so never a tangent.
 JvpOut jvp_Constant(JvpArgs& a) { return emit_primal(a); }
 JvpOut jvp_Iota(JvpArgs& a) { return emit_primal(a); }

@@ -24,26 +24,6 @@ bool names_batch_axis(const BatchArgs& a) {
   return false;
 }
 
-std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands) {
-  std::vector<ArrayType> types;
-  for (auto r : op.results) types.push_back(fn.type(r));
-  return t.emit_multi(op.kind, operands, types, op.attrs, op.regions);
-}
-
-std::vector<ValueId> inline_region(Trace& t, const ir::Function& f, const std::vector<ValueId>& args) {
-  std::vector<ValueId> map(f.value_types.size(), -1);
-  for (size_t i = 0; i < f.params.size(); ++i) map[static_cast<size_t>(f.params[i])] = args.at(i);
-  for (const auto& op : f.ops) {
-    std::vector<ValueId> operands;
-    for (auto v : op.operands) operands.push_back(map[static_cast<size_t>(v)]);
-    auto rs = emit_like(t, f, op, operands);
-    for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
-  }
-  std::vector<ValueId> out;
-  for (auto v : f.results) out.push_back(map[static_cast<size_t>(v)]);
-  return out;
-}
-
 Batched batched(ValueId v) { return {v, true}; }
 
 std::vector<Batched> all_batched(const std::vector<ValueId>& vs) {

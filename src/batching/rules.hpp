@@ -49,8 +49,8 @@ BatchRule batch_rule(ir::OpKind k);
 
 // ---- helpers (rule_table.cpp) ----------------------------------------------------------------
 
-// The op copied with `operands` (its own attributes and result types): for unbatched values.
-std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands);
+using trace::emit_like;        // the op copied on other operands: for unbatched values
+using trace::inline_function;  // a function's ops copied into a trace
 std::vector<Batched> all_batched(const std::vector<ValueId>& vs);
 Batched batched(ValueId v);
 // Dims shifted past the batch dim.
@@ -65,7 +65,5 @@ types::PartitionSpec::Entry batch_entry(const Trace& t, ValueId v);
 // The op is a collective over this vmap's axis_name (then its rule runs even on unbatched
 // operands: psum of a constant is a multiple, axis_index an iota).
 bool names_batch_axis(const BatchArgs& a);
-// f's ops copied into t with its params bound to args; its results.
-std::vector<ValueId> inline_region(Trace& t, const ir::Function& f, const std::vector<ValueId>& args);
 
 }  // namespace shard::batching

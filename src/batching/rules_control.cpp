@@ -16,20 +16,8 @@ using ir::OpKind;
 
 namespace {
 
-ArrayType batched_type(const ArrayType& t, int64_t size) {
-  return t.with_shape(with_batch(size, t.shape()), batch_spec({}, t));
-}
-
-// `t` with a leading dim of `n` (scan ys).
-ArrayType stacked(const ArrayType& t, int64_t n) { return batched_type(t, n); }
-
-// `t` without its leading dim (a slice of scanned xs).
-ArrayType unstacked(const ArrayType& t) {
-  types::Shape s(t.shape().begin() + 1, t.shape().end());
-  auto e = t.spec().normalized(t.rank()).entries();
-  e.erase(e.begin());
-  return t.with_shape(s, types::PartitionSpec(e));
-}
+using types::stacked_type;
+using types::unstacked_type;
 
 struct RegionBatch {
   std::shared_ptr<const ir::Function> fn;
@@ -61,15 +49,6 @@ std::vector<bool> flags(const std::vector<Batched>& x, size_t from, size_t n) {
   return out;
 }
 
-// Moves dim `from` of v to `to`.
-ValueId move_dim(Trace& t, ValueId v, int64_t from, int64_t to) {
-  const auto rank = static_cast<int64_t>(t.type(v).rank());
-  std::vector<int64_t> rest;
-  for (int64_t i = 0; i < rank; ++i)
-    if (i != from) rest.push_back(i);
-  rest.insert(rest.begin() + to, from);
-  return trace::transpose(t, v, rest);
-}
 
 // pred [B] broadcast against a value of shape [B, ...].
 ValueId lanes(Trace& t, ValueId pred, const ArrayType& like) { return trace::broadcast_in_dim(t, pred, like.shape(), {0}); }
@@ -87,7 +66,7 @@ std::vector<Batched> batch_Scan(BatchArgs& a) {
   std::vector<ValueId> xs;
   for (size_t i = 0; i < nx; ++i) {
     const Batched& v = a.x[nc + nk + i];
-    xs.push_back(v.batched ? move_dim(t, v.value, 0, 1) : v.value);
+    xs.push_back(v.batched ? trace::move_dim(t, v.value, 0, 1) : v.value);
   }
   auto k_b = flags(a.x, nc, nk);
   RegionBatch rb;
@@ -106,7 +85,7 @@ std::vector<Batched> batch_Scan(BatchArgs& a) {
       in_b.push_back(k_b[i]);
     }
     for (size_t i = 0; i < nx; ++i) {
-      types.push_back(unstacked(t.type(xs[i])));
+      types.push_back(unstacked_type(t.type(xs[i])));
       in_b.push_back(a.x[nc + nk + i].batched);
     }
     std::vector<bool> force(k_b.begin(), k_b.end());
@@ -123,13 +102,13 @@ std::vector<Batched> batch_Scan(BatchArgs& a) {
   operands.insert(operands.end(), xs.begin(), xs.end());
   std::vector<ArrayType> types;
   for (auto c : carries) types.push_back(t.type(c));
-  for (size_t i = 0; i < ny; ++i) types.push_back(stacked(rb.fn->type(rb.fn->results[nk + i]), s.length));
+  for (size_t i = 0; i < ny; ++i) types.push_back(stacked_type(rb.fn->type(rb.fn->results[nk + i]), s.length));
   auto rs = t.emit_multi(OpKind::Scan, operands, types, a.op.attrs, {rb.fn});
   std::vector<Batched> out;
   for (size_t i = 0; i < nk; ++i) out.push_back({rs[i], static_cast<bool>(k_b[i])});
   for (size_t i = 0; i < ny; ++i) {
     const bool b = rb.out_batched[nk + i];
-    out.push_back({b ? move_dim(t, rs[nk + i], 1, 0) : rs[nk + i], b});
+    out.push_back({b ? trace::move_dim(t, rs[nk + i], 1, 0) : rs[nk + i], b});
   }
   return out;
 }
@@ -193,7 +172,7 @@ std::vector<Batched> batch_While(BatchArgs& a) {
   std::vector<ValueId> cparams;
   for (size_t i = 0; i < ncc; ++i) cparams.push_back(ct->param(t.type(a.x[i].value)));
   for (auto c : carries) cparams.push_back(ct->param(t.type(c)));
-  ValueId any = trace::reduce(*ct, "reduce_or", ir::ReduceKind::Or, inline_region(*ct, *rc.fn, cparams).at(0), {}, false);
+  ValueId any = trace::reduce(*ct, "reduce_or", ir::ReduceKind::Or, inline_function(*ct, *rc.fn, cparams).at(0), {}, false);
   auto cond_fn = std::make_shared<const ir::Function>(ct->finish({any}));
   auto bt = std::make_shared<Trace>("body", t.mesh());
   std::vector<ValueId> cc, bc, ks;
@@ -203,8 +182,8 @@ std::vector<Batched> batch_While(BatchArgs& a) {
   std::vector<ValueId> cargs = cc, bargs = bc;
   cargs.insert(cargs.end(), ks.begin(), ks.end());
   bargs.insert(bargs.end(), ks.begin(), ks.end());
-  ValueId going = inline_region(*bt, *rc.fn, cargs).at(0);
-  auto next = inline_region(*bt, *rb.fn, bargs);
+  ValueId going = inline_function(*bt, *rc.fn, cargs).at(0);
+  auto next = inline_function(*bt, *rb.fn, bargs);
   std::vector<ValueId> results;
   for (size_t i = 0; i < nk; ++i) results.push_back(trace::where(*bt, lanes(*bt, going, bt->type(ks[i])), next[i], ks[i]));
   auto body_fn = std::make_shared<const ir::Function>(bt->finish(results));
@@ -276,7 +255,7 @@ std::vector<Batched> batch_ShardMap(BatchArgs& a) {
   std::vector<bool> in_b;
   for (size_t i = 0; i < n; ++i) {
     const ArrayType p = body.type(body.params[i]);
-    types.push_back(a.x[i].batched ? batched_type(p, a.size) : p);
+    types.push_back(a.x[i].batched ? stacked_type(p, a.size) : p);
     in_b.push_back(a.x[i].batched);
   }
   RegionBatch rb;
@@ -298,7 +277,7 @@ std::vector<Batched> batch_ShardMap(BatchArgs& a) {
     const ArrayType rt = a.result_type(i);
     if (rb.out_batched[i]) {
       attrs.out_specs[i] = prefixed(attrs.out_specs[i].normalized(rt.rank()));
-      rtypes.push_back(batched_type(rt, a.size));
+      rtypes.push_back(stacked_type(rt, a.size));
     } else {
       rtypes.push_back(rt);
     }

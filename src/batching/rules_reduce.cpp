@@ -71,11 +71,7 @@ std::vector<Batched> batch_DotGeneral(BatchArgs& a) {
     out = sharding::OutSharding{types::PartitionSpec(e)};
   }
   ValueId prod = trace::dot_general(t, a.x[0].value, a.x[1].value, dims, out);
-  if (at == 0) return {batched(prod)};
-  std::vector<int64_t> perm{at};
-  for (int64_t i = 0; i < static_cast<int64_t>(rt.rank()) + 1; ++i)
-    if (i != at) perm.push_back(i);
-  return {batched(trace::transpose(t, prod, perm))};
+  return {batched(trace::move_dim(t, prod, at, 0))};
 }
 
 }  // namespace shard::batching

@@ -56,12 +56,7 @@ std::vector<Batched> batch_AllGather(BatchArgs& a) {
   Trace& t = a.t;
   if (names_batch_axis(a)) {
     if (g.axes.size() != 1) unsupported("a collective over a vmap axis and other axes together is not supported yet");
-    ValueId x = a.full(0);  // [B, ...]
-    const auto rank = static_cast<int64_t>(t.type(x).rank());
-    std::vector<int64_t> perm;
-    for (int64_t i = 1; i < rank; ++i) perm.push_back(i);
-    perm.insert(perm.begin() + g.all_gather_dimension, 0);
-    ValueId moved = trace::transpose(t, x, perm);  // the batch at the gather dim
+    ValueId moved = trace::move_dim(t, a.full(0), 0, g.all_gather_dimension);  // the batch at the gather dim
     if (!g.tiled) return {{moved, false}};
     types::Shape shape = a.result_type().shape();
     return {{trace::reshape(t, moved, shape), false}};

@@ -29,7 +29,7 @@ std::vector<ValueId> inline_custom_into(Function& out, const Function& f, const 
       for (auto& r : op.regions) regions.push_back(has_custom_calls(*r) ? std::make_shared<const Function>(inline_custom_calls(*r)) : r);
       std::vector<ArrayType> types;
       for (auto r : op.results) types.push_back(f.type(r));
-      rs = Builder(out, op.loc).op_multi(op.kind, operands, types, op.attrs, regions);
+      rs = Builder(out, op.loc).op_multi(op.kind, operands, types, op.attrs, regions);  // with its regions inlined
     }
     for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
   }
@@ -57,17 +57,26 @@ Function inline_custom_calls(const Function& f) {
   return out;
 }
 
-std::vector<ValueId> inline_into(Function& out, const Function& f, const std::vector<ValueId>& args) {
+std::vector<ValueId> copy_op(Function& dst, const Function& src, const Op& op, const std::vector<ValueId>& operands) {
+  std::vector<ArrayType> types;
+  for (auto r : op.results) types.push_back(src.type(r));
+  return Builder(dst, op.loc).op_multi(op.kind, operands, types, op.attrs, op.regions);
+}
+
+std::vector<ValueId> inline_mapped(Function& out, const Function& f, const std::vector<ValueId>& args) {
   std::vector<ValueId> map(f.value_types.size(), -1);
   for (size_t i = 0; i < f.params.size(); ++i) map[static_cast<size_t>(f.params[i])] = args.at(i);
   for (const auto& op : f.ops) {
     std::vector<ValueId> operands;
     for (auto v : op.operands) operands.push_back(map[static_cast<size_t>(v)]);
-    std::vector<ArrayType> types;
-    for (auto r : op.results) types.push_back(f.type(r));
-    auto rs = Builder(out, op.loc).op_multi(op.kind, operands, types, op.attrs, op.regions);
+    auto rs = copy_op(out, f, op, operands);
     for (size_t k = 0; k < rs.size(); ++k) map[static_cast<size_t>(op.results[k])] = rs[k];
   }
+  return map;
+}
+
+std::vector<ValueId> inline_into(Function& out, const Function& f, const std::vector<ValueId>& args) {
+  auto map = inline_mapped(out, f, args);
   std::vector<ValueId> results;
   for (auto v : f.results) results.push_back(map[static_cast<size_t>(v)]);
   return results;

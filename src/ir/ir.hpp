@@ -138,6 +138,10 @@ Function inline_custom_calls(const Function& f);
 bool has_custom_calls(const Function& f);
 // Appends f's ops to `out` with f's params bound to `args`; returns f's results there.
 std::vector<ValueId> inline_into(Function& out, const Function& f, const std::vector<ValueId>& args);
+// The same, returning where every value of f went (-1: nowhere).
+std::vector<ValueId> inline_mapped(Function& out, const Function& f, const std::vector<ValueId>& args);
+// Appends a copy of `op` (an op of `src`) to `dst` with `operands` in place of its own.
+std::vector<ValueId> copy_op(Function& dst, const Function& src, const Op& op, const std::vector<ValueId>& operands);
 
 // Structural identity of functions (ops, attributes, literal bytes, types, regions, source
 // locations): the compile cache's key without printing the IR.

@@ -106,6 +106,8 @@ ValueId argsort(Trace& t, ValueId x, int64_t axis);
 // Shape ops.
 ValueId reshape(Trace& t, ValueId x, Shape new_sizes, const OptOutSharding& out_sharding = std::nullopt);
 ValueId transpose(Trace& t, ValueId x, std::vector<int64_t> perm);  // empty = reverse
+// Dim `from` of x moved to position `to`, the others keeping their order (jnp.moveaxis).
+ValueId move_dim(Trace& t, ValueId x, int64_t from, int64_t to);
 ValueId expand_dims(Trace& t, ValueId x, std::vector<int64_t> axes);
 ValueId squeeze(Trace& t, ValueId x, std::optional<std::vector<int64_t>> axes);
 ValueId concatenate(Trace& t, const std::vector<ValueId>& xs, int64_t axis);

@@ -47,6 +47,15 @@ ValueId transpose(Trace& t, ValueId x, std::vector<int64_t> perm) {
   return t.emit(OpKind::Transpose, {x}, rt, a);
 }
 
+ValueId move_dim(Trace& t, ValueId x, int64_t from, int64_t to) {
+  const auto rank = static_cast<int64_t>(t.type(x).rank());
+  std::vector<int64_t> perm;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != from) perm.push_back(i);
+  perm.insert(perm.begin() + to, from);
+  return transpose(t, x, perm);  // the identity needs no op
+}
+
 ValueId expand_dims(Trace& t, ValueId x, std::vector<int64_t> axes) {
   const auto xt = t.type(x);
   const size_t out_rank = xt.rank() + axes.size();

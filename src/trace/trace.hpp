@@ -57,6 +57,13 @@ class Trace : public std::enable_shared_from_this<Trace> {
   ast::Loc loc_;
 };
 
+// The op copied into t with `operands` in place of its own: its attributes, result types and
+// regions (a primal op re-emitted by a transform, a linear op applied to tangents).
+std::vector<ValueId> emit_like(Trace& t, const ir::Function& fn, const ir::Op& op, const std::vector<ValueId>& operands);
+// f's ops copied into t with f's params bound to `args`, each keeping its source line; f's
+// results as values of t.
+std::vector<ValueId> inline_function(Trace& t, const ir::Function& f, const std::vector<ValueId>& args);
+
 // Of two traces whose tracers meet in one op, the one to record into: the deeper, when the
 // other is its ancestor. Unrelated traces mean a tracer escaped its transformation.
 std::shared_ptr<Trace> innermost(const std::shared_ptr<Trace>& a, const std::shared_ptr<Trace>& b);

@@ -162,4 +162,19 @@ bool ArrayType::operator==(const ArrayType& o) const {
          shape_ == o.shape_ && spec_ == o.spec_ && vma_ == o.vma_ && mesh_ == o.mesh_;
 }
 
+ArrayType stacked_type(const ArrayType& t, int64_t n) {
+  Shape shape = t.shape();
+  shape.insert(shape.begin(), n);
+  auto e = t.spec().normalized(t.rank()).entries();
+  e.insert(e.begin(), PartitionSpec::Entry{});
+  return t.with_shape(shape, PartitionSpec(e));
+}
+
+ArrayType unstacked_type(const ArrayType& t) {
+  Shape shape(t.shape().begin() + 1, t.shape().end());
+  auto e = t.spec().normalized(t.rank()).entries();
+  e.erase(e.begin());
+  return t.with_shape(shape, PartitionSpec(e));
+}
+
 }  // namespace shard::types

@@ -68,6 +68,11 @@ class ArrayType {
 // The spec with every Auto / Manual axis of `mesh` removed (None when an entry empties).
 PartitionSpec explicit_only_spec(const PartitionSpec& spec, const AbstractMesh& mesh);
 
+// t with a new unsharded leading dim of size n (n values of type t stacked: scan ys, a vmap
+// batch), and t without its leading dim (one of them).
+ArrayType stacked_type(const ArrayType& t, int64_t n);
+ArrayType unstacked_type(const ArrayType& t);
+
 }  // namespace shard::types
 
 template <>

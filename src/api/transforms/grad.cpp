@@ -98,18 +98,46 @@ std::vector<int64_t> parse_argnums(Interp& I, const Value& v, size_t nargs, bool
   return out;
 }
 
+// The arguments a derivative is taken with respect to (argnums): only they are traced, the
+// others are passed as they are (JAX's argnums_partial), so they may be any Python value.
+struct DiffArgs {
+  std::vector<int64_t> argnums;
+  bool argnums_tuple = false;
+  FlatArgs flat;  // the argnums arguments, flattened
+
+  DiffArgs(Interp& I, const Value& argnums_v, const CallArgs& a) {
+    argnums = parse_argnums(I, argnums_v, a.args.size(), argnums_tuple);
+    std::vector<Value> dyn;
+    for (auto k : argnums) dyn.push_back(a.args[static_cast<size_t>(k)]);
+    flat = flatten_args(I, dyn);
+  }
+  // The call's positional arguments with the differentiated ones taken from `leaves`.
+  std::vector<Value> call_args(Interp& I, const CallArgs& a, const std::vector<Value>& leaves) const {
+    std::vector<Value> args = a.args;
+    auto dyn = I.to_vector(rebuild(I, flat.def, leaves));
+    for (size_t j = 0; j < argnums.size(); ++j) args[static_cast<size_t>(argnums[j])] = dyn[j];
+    return args;
+  }
+  // One value per flattened leaf (from results[first]) shaped as the arguments: the tree of
+  // the one argnum, or a tuple of them.
+  Value shaped(Interp& I, const std::vector<Value>& results, size_t first) const {
+    std::vector<Value> per_arg;
+    for (size_t j = 0; j < argnums.size(); ++j) {
+      std::vector<Value> leaves;
+      for (size_t i = 0; i < flat.leaves.size(); ++i)
+        if (flat.arg_of[i] == j) leaves.push_back(results.at(first + i));
+      per_arg.push_back(rebuild(I, flat.def.children.at(j), leaves));
+    }
+    return argnums_tuple ? interp::make_tuple(per_arg) : per_arg.at(0);
+  }
+};
+
 // grad / value_and_grad of `fun` at the call's arguments.
 Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, bool has_aux, bool allow_int, bool with_value,
                           CallArgs& a) {
   const char* what = with_value ? "value_and_grad" : "grad";
-  bool argnums_tuple = false;
-  auto argnums = parse_argnums(I, argnums_v, a.args.size(), argnums_tuple);
-  // Only the differentiated arguments are traced; the others are passed as they are (JAX's
-  // argnums_partial), so they may be any Python value.
-  std::vector<Value> dyn_args;
-  for (auto k : argnums) dyn_args.push_back(a.args[static_cast<size_t>(k)]);
-  FlatArgs flat = flatten_args(I, dyn_args);
-  for (const Value& leaf : flat.leaves) {
+  const DiffArgs d(I, argnums_v, a);
+  for (const Value& leaf : d.flat.leaves) {
     if (!is_array_like(leaf) && !python_scalar_type(leaf, false))
       I.raise("TypeError", fmt::format("Argument '{}' of type {} is not a valid JAX type.", I.repr(leaf), I.type_name(leaf)));
     types::DType dt = is_array_like(leaf) ? type_of(leaf).dtype() : python_scalar_type(leaf, false)->dtype;
@@ -118,15 +146,10 @@ Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, b
                                        "{}. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.",
                                        what, types::dtype_name(dt)));
   }
-  auto make_args = [&](const std::vector<Value>& tracers) {
-    std::vector<Value> args = a.args;
-    auto dyn = I.to_vector(rebuild(I, flat.def, tracers));
-    for (size_t j = 0; j < argnums.size(); ++j) args[static_cast<size_t>(argnums[j])] = dyn[j];
-    return args;
-  };
+  auto make_args = [&](const std::vector<Value>& tracers) { return d.call_args(I, a, tracers); };
   TreeDef out_def;
   size_t n_aux = 0;
-  std::vector<Value> results = apply_multi(I, what, flat.leaves, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+  std::vector<Value> results = apply_multi(I, what, d.flat.leaves, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
     Region r = trace_call(I, t, fun, make_args, ids, a.kwargs);
     out_def = r.out;
     // The differentiated output: the whole result, or the first of (output, aux).
@@ -158,15 +181,7 @@ Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, b
     return out;
   });
   // Gradients shaped as the differentiated arguments.
-  size_t pos = with_value ? 1 : 0;
-  std::vector<Value> per_arg;
-  for (size_t j = 0; j < argnums.size(); ++j) {
-    std::vector<Value> leaves;
-    for (size_t i = 0; i < flat.leaves.size(); ++i)
-      if (flat.arg_of[i] == j) leaves.push_back(results.at(pos + i));
-    per_arg.push_back(rebuild(I, flat.def.children.at(j), leaves));
-  }
-  Value grads = argnums_tuple ? interp::make_tuple(per_arg) : per_arg.at(0);
+  Value grads = d.shaped(I, results, with_value ? 1 : 0);
   Value value = with_value ? results.at(0) : nullptr;
   if (has_aux) {
     const size_t first_aux = results.size() - n_aux;
@@ -372,7 +387,7 @@ Value jax_linearize(Interp& I, CallArgs& a) {
     auto outs2 = apply_multi(I2, "linearize", operands, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
       std::vector<ValueId> args(ids.begin(), ids.begin() + static_cast<long>(nres));
       for (size_t i = 0; i < in_types.size(); ++i) args.push_back(autodiff::fit_type(t, ids[nres + i], in_types[i]));
-      return autodiff::inline_function(t, *linear, args);
+      return trace::inline_function(t, *linear, args);
     });
     return rebuild(I2, out_def, outs2);
   });
@@ -385,12 +400,8 @@ Value jax_linearize(Interp& I, CallArgs& a) {
 // Jacobian has the shape out_shape + in_shape, as JAX's.
 Value call_jacobian(Interp& I, const Value& fun, const Value& argnums_v, bool has_aux, bool forward, CallArgs& a) {
   const char* what = forward ? "jacfwd" : "jacrev";
-  bool argnums_tuple = false;
-  auto argnums = parse_argnums(I, argnums_v, a.args.size(), argnums_tuple);
-  std::vector<Value> dyn_args;
-  for (auto k : argnums) dyn_args.push_back(a.args[static_cast<size_t>(k)]);
-  FlatArgs flat = flatten_args(I, dyn_args);
-  for (const Value& leaf : flat.leaves) {
+  const DiffArgs d(I, argnums_v, a);
+  for (const Value& leaf : d.flat.leaves) {
     types::DType dt = is_array_like(leaf) ? type_of(leaf).dtype() : python_scalar_type(leaf, false) ? python_scalar_type(leaf, false)->dtype : types::DType::I32;
     if (!types::is_float(dt))
       I.raise("TypeError", fmt::format("{} requires real-valued inputs (input dtype that is a sub-dtype of np.floating), but got {}. For "
@@ -398,15 +409,10 @@ Value call_jacobian(Interp& I, const Value& fun, const Value& argnums_v, bool ha
                                        "functions involving complex inputs or integer inputs, use jax.jacfwd directly.",
                                        what, types::dtype_name(dt)));
   }
-  auto make_args = [&](const std::vector<Value>& tracers) {
-    std::vector<Value> args = a.args;
-    auto dyn = I.to_vector(rebuild(I, flat.def, tracers));
-    for (size_t j = 0; j < argnums.size(); ++j) args[static_cast<size_t>(argnums[j])] = dyn[j];
-    return args;
-  };
+  auto make_args = [&](const std::vector<Value>& tracers) { return d.call_args(I, a, tracers); };
   TreeDef out_def, main_def;
   size_t n_main = 0;
-  std::vector<Value> results = apply_multi(I, what, flat.leaves, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+  std::vector<Value> results = apply_multi(I, what, d.flat.leaves, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
     Region r = trace_call(I, t, fun, make_args, ids, a.kwargs);
     out_def = r.out;
     if (has_aux && (r.out.kind != TreeDef::Tuple || r.out.children.size() != 2))
@@ -506,18 +512,9 @@ Value call_jacobian(Interp& I, const Value& fun, const Value& argnums_v, bool ha
     return out;
   });
   // Jacobian blocks: the output tree, each leaf holding the input tree(s).
-  const size_t n_in = flat.leaves.size();
+  const size_t n_in = d.flat.leaves.size();
   std::vector<Value> per_out;
-  for (size_t j = 0; j < n_main; ++j) {
-    std::vector<Value> per_arg;
-    for (size_t k = 0; k < argnums.size(); ++k) {
-      std::vector<Value> leaves;
-      for (size_t i = 0; i < n_in; ++i)
-        if (flat.arg_of[i] == k) leaves.push_back(results.at(j * n_in + i));
-      per_arg.push_back(rebuild(I, flat.def.children.at(k), leaves));
-    }
-    per_out.push_back(argnums_tuple ? interp::make_tuple(per_arg) : per_arg.at(0));
-  }
+  for (size_t j = 0; j < n_main; ++j) per_out.push_back(d.shaped(I, results, j * n_in));
   // The output tree with each leaf replaced by its Jacobian block(s).
   Value jac = rebuild(I, main_def, per_out);
   if (!has_aux) return jac;

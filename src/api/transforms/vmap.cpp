@@ -63,24 +63,6 @@ void axes_for(Interp& I, const Value& spec, const Value& value, const char* what
 
 bool is_traced_leaf(const Value& v) { return is_array_like(v) || python_scalar_type(v, false).has_value(); }
 
-types::ArrayType without_dim0(const types::ArrayType& t) {
-  types::Shape s(t.shape().begin() + 1, t.shape().end());
-  auto e = t.spec().normalized(t.rank()).entries();
-  e.erase(e.begin());
-  return t.with_shape(s, types::PartitionSpec(e));
-}
-
-// Moves dim `from` of v to `to`.
-ValueId move_dim(trace::Trace& t, ValueId v, int64_t from, int64_t to) {
-  if (from == to) return v;
-  const auto rank = static_cast<int64_t>(t.type(v).rank());
-  std::vector<int64_t> rest;
-  for (int64_t i = 0; i < rank; ++i)
-    if (i != from) rest.push_back(i);
-  rest.insert(rest.begin() + to, from);
-  return trace::transpose(t, v, rest);
-}
-
 struct VmapSpec {
   Value fun, in_axes, out_axes;
   std::string axis_name;
@@ -145,13 +127,13 @@ Value call_vmapped(Interp& I, const VmapSpec& vs, CallArgs& a) {
       const auto& ax = axes[traced[k]];
       ValueId v = ids[k];
       if (ax) {
-        v = move_dim(t, v, *ax, 0);
+        v = trace::move_dim(t, v, *ax, 0);
         if (!vs.spmd_axes.empty() && !t.mesh().explicit_axes().empty()) {
           auto e = t.type(v).spec().normalized(t.type(v).rank()).entries();
           e[0] = vs.spmd_axes;
           v = trace::reshard(t, v, sharding::OutSharding{types::PartitionSpec(e)});
         }
-        types.push_back(without_dim0(t.type(v)));
+        types.push_back(types::unstacked_type(t.type(v)));
       } else {
         types.push_back(t.type(v));
       }
@@ -195,7 +177,7 @@ Value call_vmapped(Interp& I, const VmapSpec& vs, CallArgs& a) {
       int64_t to = *out_axes[i] < 0 ? *out_axes[i] + rank : *out_axes[i];
       if (to < 0 || to >= rank)
         I.raise("ValueError", fmt::format("vmap out_axes specification {} is out of bounds for an output of rank {}", *out_axes[i], rank - 1));
-      out.push_back(move_dim(t, v, 0, to));
+      out.push_back(trace::move_dim(t, v, 0, to));
     }
     return out;
   });
