@@ -290,33 +290,48 @@ std::vector<Batched> batch_ShardMap(BatchArgs& a) {
   return out;
 }
 
-std::vector<Batched> batch_Checkpoint(BatchArgs& a) {
-  Trace& t = a.t;
-  const ir::Function& body = *a.op.regions.at(0);
+namespace {
+// The body of a one-region op (checkpoint, custom_jvp_call, custom_vjp_call) batched on the
+// op's operands; every result batched when `all_batched`.
+RegionBatch batch_body(BatchArgs& a, bool all_batched) {
   std::vector<ArrayType> types;
   std::vector<bool> in_b;
   for (auto& v : a.x) {
-    types.push_back(t.type(v.value));
+    types.push_back(a.t.type(v.value));
     in_b.push_back(v.batched);
   }
-  auto rb = batch_region(body, t.mesh(), types, in_b, {}, a.size, a.axis_name);
+  std::vector<bool> force;
+  if (all_batched) force.assign(a.op.results.size(), true);
+  return batch_region(*a.op.regions.at(0), a.t.mesh(), types, in_b, force, a.size, a.axis_name);
+}
+
+// The op re-emitted over its batched body with `attrs`.
+std::vector<Batched> emit_over_body(BatchArgs& a, const RegionBatch& rb, ir::Attrs attrs) {
   std::vector<ValueId> operands;
   for (auto& v : a.x) operands.push_back(v.value);
   std::vector<ArrayType> rtypes;
   for (auto r : rb.fn->results) rtypes.push_back(rb.fn->type(r));
-  auto rs = t.emit_multi(OpKind::Checkpoint, operands, rtypes, a.op.attrs, {rb.fn});
+  auto rs = a.t.emit_multi(a.op.kind, operands, rtypes, std::move(attrs), {rb.fn});
   std::vector<Batched> out;
   for (size_t i = 0; i < rs.size(); ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
   return out;
 }
 
-namespace {
-std::vector<ValueId> values_of(const std::vector<Batched>& xs) {
-  std::vector<ValueId> out;
-  for (auto& v : xs) out.push_back(v.value);
-  return out;
+// The operands' types for one example (the rules are traced on them) and their batching.
+std::pair<std::vector<ArrayType>, std::vector<bool>> one_example(const BatchArgs& a) {
+  std::vector<ArrayType> one;
+  std::vector<bool> in_b;
+  for (size_t i = 0; i < a.x.size(); ++i) {
+    one.push_back(a.operand_type(i));
+    in_b.push_back(a.x[i].batched);
+  }
+  return {one, in_b};
 }
+}  // namespace
 
+std::vector<Batched> batch_Checkpoint(BatchArgs& a) { return emit_over_body(a, batch_body(a, false), a.op.attrs); }
+
+namespace {
 // Traces `emit` on fresh params of `types` into a function, then batches that function on
 // `args` (flags from them); results materialized (given the batch dim) where `want(i)`.
 std::vector<ValueId> batched_call(Trace& t, const std::vector<ArrayType>& types, const std::vector<Batched>& args, int64_t size,
@@ -337,17 +352,9 @@ std::vector<ValueId> batched_call(Trace& t, const std::vector<ArrayType>& types,
 // custom_jvp under vmap: the body batched, and the user's rule batched the same way (traced on
 // one example's types, then batched), so derivatives taken after vmap still use the rule.
 std::vector<Batched> batch_CustomJvpCall(BatchArgs& a) {
-  Trace& t = a.t;
-  const ir::Function& body = *a.op.regions.at(0);
-  std::vector<ArrayType> types, one;
-  std::vector<bool> in_b;
-  for (size_t i = 0; i < a.x.size(); ++i) {
-    types.push_back(t.type(a.x[i].value));
-    one.push_back(a.operand_type(i));
-    in_b.push_back(a.x[i].batched);
-  }
   // Every output batched: the rule's outputs may be batched where the body's are not.
-  auto rb = batch_region(body, t.mesh(), types, in_b, std::vector<bool>(a.op.results.size(), true), a.size, a.axis_name);
+  auto rb = batch_body(a, true);
+  const auto [one, in_b] = one_example(a);
   const auto& c = a.op.attr<ir::attr::CustomJvpCall>();
   auto rule = std::static_pointer_cast<const autodiff::CustomJvpRule>(c.rule);
   const int64_t size = a.size;
@@ -370,28 +377,14 @@ std::vector<Batched> batch_CustomJvpCall(BatchArgs& a) {
         return std::pair{std::vector<ValueId>(outs.begin(), outs.begin() + static_cast<long>(nr)),
                          std::vector<ValueId>(outs.begin() + static_cast<long>(nr), outs.end())};
       });
-  std::vector<ArrayType> rtypes;
-  for (auto r : rb.fn->results) rtypes.push_back(rb.fn->type(r));
-  ir::attr::CustomJvpCall attrs{c.identity, batched_rule};
-  auto rs = t.emit_multi(OpKind::CustomJvpCall, values_of(a.x), rtypes, attrs, {rb.fn});
-  std::vector<Batched> out;
-  for (size_t i = 0; i < rs.size(); ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
-  return out;
+  return emit_over_body(a, rb, ir::attr::CustomJvpCall{c.identity, batched_rule});
 }
 
 // custom_vjp under vmap: the body batched; the forward pass batched like custom_jvp's rule,
 // its residuals all batched, and the backward pass batched over them.
 std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) {
-  Trace& t = a.t;
-  const ir::Function& body = *a.op.regions.at(0);
-  std::vector<ArrayType> types, one;
-  std::vector<bool> in_b;
-  for (size_t i = 0; i < a.x.size(); ++i) {
-    types.push_back(t.type(a.x[i].value));
-    one.push_back(a.operand_type(i));
-    in_b.push_back(a.x[i].batched);
-  }
-  auto rb = batch_region(body, t.mesh(), types, in_b, std::vector<bool>(a.op.results.size(), true), a.size, a.axis_name);
+  auto rb = batch_body(a, true);
+  const auto [one, in_b] = one_example(a);
   const auto& c = a.op.attr<ir::attr::CustomVjpCall>();
   auto fwd = std::static_pointer_cast<const autodiff::CustomVjpFwd>(c.fwd);
   const int64_t size = a.size;
@@ -440,13 +433,7 @@ std::vector<Batched> batch_CustomVjpCall(BatchArgs& a) {
         });
     return out;
   });
-  std::vector<ArrayType> rtypes;
-  for (auto r : rb.fn->results) rtypes.push_back(rb.fn->type(r));
-  ir::attr::CustomVjpCall attrs{c.identity, batched_fwd};
-  auto rs = t.emit_multi(OpKind::CustomVjpCall, values_of(a.x), rtypes, attrs, {rb.fn});
-  std::vector<Batched> out;
-  for (size_t i = 0; i < rs.size(); ++i) out.push_back({rs[i], static_cast<bool>(rb.out_batched[i])});
-  return out;
+  return emit_over_body(a, rb, ir::attr::CustomVjpCall{c.identity, batched_fwd});
 }
 std::vector<Batched> batch_CustomVjpLin(BatchArgs&) {
   unsupported("vmap of the linear part of a custom_vjp function (jax.vjp's function under vmap) is not supported yet");
