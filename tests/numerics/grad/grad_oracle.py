@@ -228,6 +228,24 @@ PLACEMENTS = [
 ]
 
 
+# What the cases' sources name: the shard_map cases' mesh and the custom-derivative functions
+# (also used by the vmap oracle, which runs these cases).
+CASE_DEFINITIONS = [
+    "SMESH = jax.make_mesh((4,), ('i',))",
+    "@jax.custom_jvp",
+    "def custom_log1pexp(x):",
+    "    return jnp.log(1. + jnp.exp(x))",
+    "@custom_log1pexp.defjvp",
+    "def _log1pexp_jvp(primals, tangents):",
+    "    x, = primals",
+    "    return custom_log1pexp(x), (1 - 1 / (1 + jnp.exp(x))) * tangents[0]",
+    "@jax.custom_vjp",
+    "def custom_mul(x, y):",
+    "    return x * y",
+    "custom_mul.defvjp(lambda x, y: (x * y, (x, y)), lambda res, g: (g * res[1], g * res[0]))",
+]
+
+
 def applies(name, placement):
     # shard_map cases run on their own 4-device mesh, so on the unsharded placement only
     return not name.startswith("shard_map") or placement[1] is None
@@ -246,20 +264,7 @@ def shard_program(work, placement, cases, x):
         lines += ["def place(x):", "    return jnp.asarray(x)"]
     for name in x:
         lines.append(f"{name} = place(np.load({os.path.join(work, 'in', name + '.npy')!r}))")
-    lines += [
-        "SMESH = jax.make_mesh((4,), ('i',))",
-        "@jax.custom_jvp",
-        "def custom_log1pexp(x):",
-        "    return jnp.log(1. + jnp.exp(x))",
-        "@custom_log1pexp.defjvp",
-        "def _log1pexp_jvp(primals, tangents):",
-        "    x, = primals",
-        "    return custom_log1pexp(x), (1 - 1 / (1 + jnp.exp(x))) * tangents[0]",
-        "@jax.custom_vjp",
-        "def custom_mul(x, y):",
-        "    return x * y",
-        "custom_mul.defvjp(lambda x, y: (x * y, (x, y)), lambda res, g: (g * res[1], g * res[0]))",
-    ]
+    lines += CASE_DEFINITIONS
     if mesh_ctor:
         lines.append("jax.sharding.set_mesh(mesh)")
     for k, (name, args, src, _ref) in enumerate(cases):
