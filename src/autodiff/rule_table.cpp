@@ -11,7 +11,7 @@ using ir::OpKind;
 
 JvpRule jvp_rule(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) \
+#define X(e, n, a, r, l, lin) \
   case OpKind::e: return &jvp_##e;
     SHARD_IR_OPS(X)
 #undef X
@@ -21,9 +21,11 @@ JvpRule jvp_rule(OpKind k) {
 
 TransposeRule transpose_rule(OpKind k) {
   switch (k) {
-#define X(e) \
+#define SHARD_TRANSPOSE_CASE_Linear(e) \
   case OpKind::e: return &transpose_##e;
-    SHARD_TRANSPOSABLE_OPS(X)
+#define SHARD_TRANSPOSE_CASE_Nonlinear(e)
+#define X(e, n, a, r, l, lin) SHARD_TRANSPOSE_CASE_##lin(e)
+    SHARD_IR_OPS(X)
 #undef X
     default: return nullptr;
   }

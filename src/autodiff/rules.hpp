@@ -4,12 +4,13 @@
 //   rules_structural.cpp   broadcast, reshape, transpose, slice, concatenate, pad, rev,
 //                          dynamic_slice, dynamic_update_slice, constants and iota
 //   rules_reduce.cpp       reductions, arg-reductions, cumulative ops, sort, dot_general
-//   rules_sharding.cpp     reshard, sharding constraints, the shard_map collectives
+//   rules_sharding.cpp     reshard, sharding constraints
+//   (the shard_map collectives are defined with their rules in primitives/collectives/)
 //   rules_custom.cpp       custom_jvp / custom_vjp calls (the user's rules)
 //   rules_control.cpp      while, cond, scan, shard_map, host callbacks (their partial
 //                          evaluation, for reverse mode, is in partial_eval_control.cpp)
 // rule_table.cpp binds them to the op kinds: every kind must have a JVP rule (a missing one
-// does not link), and the kinds listed in SHARD_TRANSPOSABLE_OPS a transpose rule.
+// does not link), and the kinds marked Linear in ir/ir.hpp a transpose rule.
 #pragma once
 #include <string>
 #include <vector>
@@ -51,39 +52,14 @@ struct TransposeArgs {
 // One cotangent per operand (nullopt for operands that are not linear or get zero).
 using TransposeRule = std::vector<Tangent> (*)(TransposeArgs&);
 
-// Op kinds that can appear in the linear part of a program, so have a transpose rule.
-#define SHARD_TRANSPOSABLE_OPS(X) \
-  X(Elementwise)                  \
-  X(BroadcastInDim)               \
-  X(Reshape)                      \
-  X(Transpose)                    \
-  X(Slice)                        \
-  X(Concatenate)                  \
-  X(Pad)                          \
-  X(Rev)                          \
-  X(Reduce)                       \
-  X(Cumulative)                   \
-  X(Sort)                         \
-  X(DotGeneral)                   \
-  X(Reshard)                      \
-  X(ShardingConstraint)           \
-  X(AllReduce)                    \
-  X(AllGather)                    \
-  X(ReduceScatter)                \
-  X(AllToAll)                     \
-  X(CollectivePermute)            \
-  X(DynamicSlice)                 \
-  X(DynamicUpdateSlice)           \
-  X(Scan)                         \
-  X(Cond)                         \
-  X(ShardMap)                     \
-  X(CustomVjpLin)
-
-#define X(e, n, a, r, l) JvpOut jvp_##e(JvpArgs&);
+#define X(e, n, a, r, l, lin) JvpOut jvp_##e(JvpArgs&);
 SHARD_IR_OPS(X)
 #undef X
-#define X(e) std::vector<Tangent> transpose_##e(TransposeArgs&);
-SHARD_TRANSPOSABLE_OPS(X)
+// A transpose rule for each op kind marked Linear in SHARD_IR_OPS.
+#define SHARD_TRANSPOSE_RULE_Linear(e) std::vector<Tangent> transpose_##e(TransposeArgs&);
+#define SHARD_TRANSPOSE_RULE_Nonlinear(e)
+#define X(e, n, a, r, l, lin) SHARD_TRANSPOSE_RULE_##lin(e)
+SHARD_IR_OPS(X)
 #undef X
 
 JvpRule jvp_rule(ir::OpKind k);

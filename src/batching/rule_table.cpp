@@ -7,7 +7,7 @@ using ir::OpKind;
 
 BatchRule batch_rule(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) \
+#define X(e, n, a, r, l, lin) \
   case OpKind::e: return &batch_##e;
     SHARD_IR_OPS(X)
 #undef X

@@ -4,7 +4,8 @@
 //   rules_structural.cpp   broadcast, reshape, transpose, slice, concatenate, pad, rev,
 //                          dynamic_slice, dynamic_update_slice, constants and iota
 //   rules_reduce.cpp       reductions, arg-reductions, cumulative ops, sort, dot_general
-//   rules_sharding.cpp     reshard, sharding constraints, collectives, axis_index
+//   rules_sharding.cpp     reshard, sharding constraints
+//   (the shard_map collectives are defined with their rules in primitives/collectives/)
 //   rules_control.cpp      scan, while, cond, shard_map, checkpoint, custom derivatives,
 //                          host callbacks
 // rule_table.cpp binds them: every op kind must have one (a missing one does not link).
@@ -41,7 +42,7 @@ struct BatchArgs {
 };
 using BatchRule = std::vector<Batched> (*)(BatchArgs&);
 
-#define X(e, n, a, r, l) std::vector<Batched> batch_##e(BatchArgs&);
+#define X(e, n, a, r, l, lin) std::vector<Batched> batch_##e(BatchArgs&);
 SHARD_IR_OPS(X)
 #undef X
 

@@ -8,7 +8,7 @@ namespace shard::ir {
 
 const char* op_kind_name(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) case OpKind::e: return #e;
+#define X(e, n, a, r, l, lin) case OpKind::e: return #e;
     SHARD_IR_OPS(X)
 #undef X
   }
@@ -18,7 +18,7 @@ const char* op_kind_name(OpKind k) {
 namespace {
 const char* base_name(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) case OpKind::e: return n;
+#define X(e, n, a, r, l, lin) case OpKind::e: return n;
     SHARD_IR_OPS(X)
 #undef X
   }
@@ -27,7 +27,7 @@ const char* base_name(OpKind k) {
 struct Arity { int operands, results; };
 Arity arity(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) case OpKind::e: return {a, r};
+#define X(e, n, a, r, l, lin) case OpKind::e: return {a, r};
     SHARD_IR_OPS(X)
 #undef X
   }
@@ -203,26 +203,26 @@ std::string op_display_name(const Op& op) {
 
 const char* collective_kind_name(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) case OpKind::e: return l[0] ? l : nullptr;
+#define X(e, n, a, r, l, lin) case OpKind::e: return l[0] ? l : nullptr;
     SHARD_IR_OPS(X)
 #undef X
   }
   return nullptr;
 }
 
-const std::vector<std::string>& collective_axes(const Op& op) {
+const std::vector<std::string>& collective_axes(const Attrs& attrs) {
   static const std::vector<std::string> none;
   return std::visit(
       [](const auto& a) -> const std::vector<std::string>& {
         if constexpr (requires { requires std::is_same_v<decltype(a.axes), attr::Names>; }) return a.axes;
         else return none;
       },
-      op.attrs);
+      attrs);
 }
 
 Attrs default_attrs(OpKind k) {
   switch (k) {
-#define X(e, n, a, r, l) case OpKind::e: return attr::e{};
+#define X(e, n, a, r, l, lin) case OpKind::e: return attr::e{};
     SHARD_IR_OPS(X)
 #undef X
   }

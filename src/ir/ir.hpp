@@ -25,51 +25,53 @@ using types::DType;
 using types::PartitionSpec;
 
 // X(Enum, "printed name", operands (-1 = variadic), results (-1 = variadic), "ledger name"
-//   of a collective (the kind of communication in the cost ledger; "" for local ops)).
+//   of a collective (the kind of communication in the cost ledger; "" for local ops),
+//   Linear if the op can be in the linear part of a program (it has a transpose rule,
+//   autodiff/rules.hpp) else Nonlinear).
 // Each kind's attributes are the struct of the same name in ir/attrs.hpp.
 #define SHARD_IR_OPS(X)                                                                              \
-  X(Elementwise, "", -1, 1, "") /* prints as its primitive: `sin`, `add` (ir/elementwise_ops.hpp) */ \
-  X(Constant, "constant", 0, 1, "")                                                                   \
-  X(Iota, "iota", 0, 1, "")                                                                           \
-  X(BroadcastInDim, "broadcast_in_dim", 1, 1, "")                                                     \
-  X(Reshape, "reshape", 1, 1, "")                                                                     \
-  X(Transpose, "transpose", 1, 1, "")                                                                 \
-  X(Slice, "slice", 1, 1, "")                                                                         \
-  X(Concatenate, "concatenate", -1, 1, "")                                                            \
-  X(Pad, "pad", 2, 1, "")                                                                             \
-  X(Rev, "rev", 1, 1, "")                                                                             \
-  X(Reduce, "reduce", 1, 1, "")                                                                       \
-  X(ArgReduce, "arg", 1, 1, "")                                                                       \
-  X(Cumulative, "cum", 1, 1, "")                                                                      \
-  X(Sort, "sort", -1, -1, "") /* the first num_keys operands are the keys; the rest move with them */ \
-  X(DotGeneral, "dot_general", 2, 1, "")                                                              \
-  X(Reshard, "reshard", 1, 1, "")                                                                     \
-  X(ShardingConstraint, "sharding_constraint", 1, 1, "")                                              \
-  X(AllReduce, "psum", 1, 1, "all-reduce")                                                            \
-  X(AllGather, "all_gather", 1, 1, "all-gather")                                                      \
-  X(ReduceScatter, "psum_scatter", 1, 1, "reduce-scatter")                                            \
-  X(AllToAll, "all_to_all", 1, 1, "all-to-all")                                                       \
-  X(CollectivePermute, "ppermute", 1, 1, "collective-permute")                                        \
-  X(AxisIndex, "axis_index", 0, 1, "")                                                                \
-  X(DynamicSlice, "dynamic_slice", -1, 1, "")                                                         \
-  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "")                                            \
+  X(Elementwise, "", -1, 1, "", Linear) /* prints as its primitive: `sin`, `add` (ir/elementwise_ops.hpp) */ \
+  X(Constant, "constant", 0, 1, "", Nonlinear)                                                                   \
+  X(Iota, "iota", 0, 1, "", Nonlinear)                                                                           \
+  X(BroadcastInDim, "broadcast_in_dim", 1, 1, "", Linear)                                                     \
+  X(Reshape, "reshape", 1, 1, "", Linear)                                                                     \
+  X(Transpose, "transpose", 1, 1, "", Linear)                                                                 \
+  X(Slice, "slice", 1, 1, "", Linear)                                                                         \
+  X(Concatenate, "concatenate", -1, 1, "", Linear)                                                            \
+  X(Pad, "pad", 2, 1, "", Linear)                                                                             \
+  X(Rev, "rev", 1, 1, "", Linear)                                                                             \
+  X(Reduce, "reduce", 1, 1, "", Linear)                                                                       \
+  X(ArgReduce, "arg", 1, 1, "", Nonlinear)                                                                       \
+  X(Cumulative, "cum", 1, 1, "", Linear)                                                                      \
+  X(Sort, "sort", -1, -1, "", Linear) /* the first num_keys operands are the keys; the rest move with them */ \
+  X(DotGeneral, "dot_general", 2, 1, "", Linear)                                                              \
+  X(Reshard, "reshard", 1, 1, "", Linear)                                                                     \
+  X(ShardingConstraint, "sharding_constraint", 1, 1, "", Linear)                                              \
+  X(AllReduce, "psum", 1, 1, "all-reduce", Linear)                                                            \
+  X(AllGather, "all_gather", 1, 1, "all-gather", Linear)                                                      \
+  X(ReduceScatter, "psum_scatter", 1, 1, "reduce-scatter", Linear)                                            \
+  X(AllToAll, "all_to_all", 1, 1, "all-to-all", Linear)                                                       \
+  X(CollectivePermute, "ppermute", 1, 1, "collective-permute", Linear)                                        \
+  X(AxisIndex, "axis_index", 0, 1, "", Nonlinear)                                                                \
+  X(DynamicSlice, "dynamic_slice", -1, 1, "", Linear)                                                         \
+  X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "", Linear)                                            \
   /* Ops with regions (Op::regions), each traced once.                                          */  \
-  X(Fusion, "fusion", -1, 1, "") /* per-device only: elementwise/movement chain, one LLVM loop */    \
-  X(ShardMap, "shard_map", -1, -1, "") /* region: the body on local types */                         \
-  X(HostCallback, "debug_callback", -1, 0, "")                                                        \
+  X(Fusion, "fusion", -1, 1, "", Nonlinear) /* per-device only: elementwise/movement chain, one LLVM loop */    \
+  X(ShardMap, "shard_map", -1, -1, "", Linear) /* region: the body on local types */                         \
+  X(HostCallback, "debug_callback", -1, 0, "", Nonlinear)                                                        \
   /* Functions with user-defined derivatives (jax.custom_jvp / custom_vjp): the region is the     \
      function, inlined before partitioning; autodiff calls the rule instead of differentiating it. */ \
-  X(CustomJvpCall, "custom_jvp_call", -1, -1, "")                                                    \
-  X(CustomVjpCall, "custom_vjp_call", -1, -1, "")                                                    \
-  X(CustomVjpLin, "custom_lin", -1, -1, "") /* operands: residuals, tangents; transposed by bwd */    \
-  X(Checkpoint, "checkpoint", -1, -1, "") /* jax.checkpoint: the region is recomputed, not saved */  \
-  X(While, "while", -1, -1, "") /* regions: cond (cond consts, carries) -> bool[],                  \
+  X(CustomJvpCall, "custom_jvp_call", -1, -1, "", Nonlinear)                                                    \
+  X(CustomVjpCall, "custom_vjp_call", -1, -1, "", Nonlinear)                                                    \
+  X(CustomVjpLin, "custom_lin", -1, -1, "", Linear) /* operands: residuals, tangents; transposed by bwd */    \
+  X(Checkpoint, "checkpoint", -1, -1, "", Nonlinear) /* jax.checkpoint: the region is recomputed, not saved */  \
+  X(While, "while", -1, -1, "", Nonlinear) /* regions: cond (cond consts, carries) -> bool[],                  \
                                    body (body consts, carries) -> carries */                         \
-  X(Cond, "cond", -1, -1, "")   /* regions: the branches, each (operands) -> results */             \
-  X(Scan, "scan", -1, -1, "")   /* region: body (consts, carries, x slices) -> (carries, y slices) */
+  X(Cond, "cond", -1, -1, "", Linear)   /* regions: the branches, each (operands) -> results */             \
+  X(Scan, "scan", -1, -1, "", Linear)   /* region: body (consts, carries, x slices) -> (carries, y slices) */
 
 enum class OpKind : uint8_t {
-#define X(e, n, a, r, l) e,
+#define X(e, n, a, r, l, lin) e,
   SHARD_IR_OPS(X)
 #undef X
 };
@@ -77,11 +79,13 @@ enum class OpKind : uint8_t {
 // An op's attributes: its kind's struct (ir/attrs.hpp); the variant's index is the kind's
 // position plus one (Unset comes first).
 using Attrs = std::variant<attr::Unset
-#define X(e, n, a, r, l) , attr::e
+#define X(e, n, a, r, l, lin) , attr::e
                            SHARD_IR_OPS(X)
 #undef X
                            >;
 constexpr size_t attrs_index(OpKind k) { return static_cast<size_t>(k) + 1; }
+// The kind whose attributes these are (Unset: none, a bug in shard).
+inline OpKind attrs_kind(const Attrs& a) { return static_cast<OpKind>(a.index() - 1); }
 // The empty attributes of kind k (what an op without a given attribute holds).
 Attrs default_attrs(OpKind k);
 
@@ -120,7 +124,8 @@ const char* op_kind_name(OpKind k);  // the enum name, e.g. "BroadcastInDim"
 const char* collective_kind_name(OpKind k);
 inline bool is_collective(OpKind k) { return collective_kind_name(k) != nullptr; }
 // The mesh axes a collective (or axis_index) works over; empty for other ops.
-const std::vector<std::string>& collective_axes(const Op& op);
+const std::vector<std::string>& collective_axes(const Attrs& attrs);
+inline const std::vector<std::string>& collective_axes(const Op& op) { return collective_axes(op.attrs); }
 
 // The primitive name as printed (`sin`, `add`, `reduce_sum`, `argmax`, `cumsum`, `psum`...).
 std::string op_display_name(const Op& op);

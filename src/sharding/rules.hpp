@@ -229,21 +229,6 @@ struct CarryComponent {
 void check_carry_types(std::string_view loop, std::string_view carry_name,
                        const std::vector<CarryComponent>& components);
 
-// ---- collectives.cpp (§7) ----------------------------------------------------------------------
-
-// ctx.mesh is the mesh inside shard_map (manual axes bound). Every collective but axis_index
-// first pvarys its input over named axes not yet varying.
-ArrayType propagate_psum(const RuleContext& ctx, const ArrayType& x, const AxisNames& axes);
-ArrayType propagate_all_gather(const RuleContext& ctx, const ArrayType& x, const AxisNames& axes,
-                               int64_t axis = 0, bool tiled = false);
-ArrayType propagate_psum_scatter(const RuleContext& ctx, const ArrayType& x, const AxisNames& axes,
-                                 int64_t scatter_dimension = 0, bool tiled = false);
-ArrayType propagate_ppermute(const RuleContext& ctx, const ArrayType& x, const AxisNames& axes,
-                             const std::vector<std::pair<int64_t, int64_t>>& perm);
-ArrayType propagate_all_to_all(const RuleContext& ctx, const ArrayType& x, const AxisNames& axes,
-                               int64_t split_axis, int64_t concat_axis, bool tiled = false);
-ArrayType propagate_axis_index(const RuleContext& ctx, const AxisNames& axes);
-ArrayType propagate_pvary(const RuleContext& ctx, const ArrayType& x, const AxisNames& axes);
 // Implicit pvary for multi-operand ops: the axes each operand must be pvary'd over so all
 // share the union of their VMAs (empty entries need nothing).
 std::vector<AxisNames> implicit_pvary_axes(const RuleContext& ctx,

@@ -264,4 +264,19 @@ void check_carry_types(std::string_view loop, std::string_view carry_name,
       loop, differences, pvary_msg));
 }
 
+std::vector<AxisNames> implicit_pvary_axes(const RuleContext& ctx,
+                                           const std::vector<ArrayType>& operands) {
+  std::vector<AxisNames> out(operands.size());
+  if (!ctx.check_vma) return out;
+  AxisNames all;
+  for (const auto& t : operands)
+    for (const auto& a : t.vma())
+      if (!contains(all, a)) all.push_back(a);
+  all = ctx.mesh.order_wrt_mesh(all);
+  for (size_t i = 0; i < operands.size(); ++i)
+    for (const auto& a : all)
+      if (!contains(operands[i].vma(), a)) out[i].push_back(a);
+  return out;
+}
+
 }  // namespace shard::sharding

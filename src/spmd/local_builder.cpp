@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ir/builder.hpp"
+#include "primitives/collectives/collectives.hpp"
 
 namespace shard::spmd {
 
@@ -67,58 +68,12 @@ void LocalBuilder::record(const std::string& kind, const Entry& axes, int64_t by
   ledger_.push_back(CollectiveRecord{kind, axes, bytes, why, loc_});
 }
 
-ir::ValueId LocalBuilder::all_gather(ir::ValueId v, DType dt, int64_t d, const Entry& axes, const std::string& why) {
-  auto shape = fn_.type(v).shape();
-  const int64_t before = types::shape_product(shape);
-  shape[d] *= axes_size(axes);
-  ir::attr::AllGather a;
-  a.axes = axes;
-  a.all_gather_dimension = d;
-  a.tiled = true;  // tiled
-  record(ir::collective_kind_name(OpKind::AllGather), axes, (types::shape_product(shape) - before) * static_cast<int64_t>(types::dtype_size(dt)), why);
-  return emit(OpKind::AllGather, {v}, dt, shape, a);
-}
-
-ir::ValueId LocalBuilder::all_reduce(ir::ValueId v, DType dt, ir::ReduceKind kind, const Entry& axes,
-                                     const std::string& why) {
-  ir::attr::AllReduce a;
-  a.axes = axes;
-  a.kind = kind;
-  const auto shape = fn_.type(v).shape();
-  // A ring all-reduce moves ~2(n-1)/n of the buffer into each device; the ledger states the
-  // buffer size, which is what the user can act on.
-  record(ir::collective_kind_name(OpKind::AllReduce), axes, types::shape_product(shape) * static_cast<int64_t>(types::dtype_size(dt)), why);
-  return emit(OpKind::AllReduce, {v}, dt, shape, a);
-}
-
-ir::ValueId LocalBuilder::reduce_scatter(ir::ValueId v, DType dt, ir::ReduceKind kind, const Entry& axes, int64_t d,
-                                         const std::string& why) {
-  auto shape = fn_.type(v).shape();
-  shape[d] /= axes_size(axes);
-  ir::attr::ReduceScatter a;
-  a.axes = axes;
-  a.kind = kind;
-  a.scatter_dimension = d;
-  a.tiled = true;  // tiled
-  // Each device receives the partial blocks of the others for its own block.
-  record(ir::collective_kind_name(OpKind::ReduceScatter), axes,
-         types::shape_product(shape) * (axes_size(axes) - 1) * static_cast<int64_t>(types::dtype_size(dt)), why);
-  return emit(OpKind::ReduceScatter, {v}, dt, shape, a);
-}
-
-ir::ValueId LocalBuilder::all_to_all(ir::ValueId v, DType dt, int64_t split, int64_t concat, const Entry& axes,
-                                     const std::string& why) {
-  auto shape = fn_.type(v).shape();
-  const int64_t n = axes_size(axes);
-  shape[split] /= n;
-  shape[concat] *= n;
-  ir::attr::AllToAll a;
-  a.axes = axes;
-  a.split_axis = split;
-  a.concat_axis = concat;
-  a.tiled = true;  // tiled
-  record(ir::collective_kind_name(OpKind::AllToAll), axes, types::shape_product(shape) * (n - 1) / n * static_cast<int64_t>(types::dtype_size(dt)), why);
-  return emit(OpKind::AllToAll, {v}, dt, shape, a);
+ir::ValueId LocalBuilder::collective(ir::Attrs attrs, ir::ValueId v, DType dt, const std::string& why) {
+  const OpKind kind = ir::attrs_kind(attrs);
+  const Entry axes = ir::collective_axes(attrs);
+  const auto effect = primitives::on_block(attrs, fn_.type(v).shape(), axes_size(axes));
+  record(ir::collective_kind_name(kind), axes, effect.elements_moved * static_cast<int64_t>(types::dtype_size(dt)), why);
+  return emit(kind, {v}, dt, effect.shape, std::move(attrs));
 }
 
 static bool is_prefix(const Entry& p, const Entry& e) {
@@ -139,7 +94,7 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
       if (e == d || !cur[e].empty() || !is_prefix(cur[d], to[e])) continue;
       const int64_t n = axes_size(cur[d]);
       if (fn_.type(v).shape()[e] % n != 0) continue;
-      v = all_to_all(v, dt, static_cast<int64_t>(e), static_cast<int64_t>(d), cur[d],
+      v = collective(ir::attr::AllToAll{.axes = cur[d], .split_axis = static_cast<int64_t>(e), .concat_axis = static_cast<int64_t>(d), .tiled = true}, v, dt,
                      fmt::format("{}: the sharding on {} moves from dim {} to dim {}", why, entry_text(cur[d]), d, e));
       cur[e] = cur[d];
       cur[d].clear();
@@ -149,7 +104,7 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
   // 1. Gather every dim whose current axes are not the start of its target axes.
   for (size_t d = 0; d < rank; ++d) {
     if (!cur[d].empty() && !is_prefix(cur[d], to[d])) {
-      v = all_gather(v, dt, static_cast<int64_t>(d), cur[d],
+      v = collective(ir::attr::AllGather{.axes = cur[d], .all_gather_dimension = static_cast<int64_t>(d), .tiled = true}, v, dt,
                      fmt::format("{}: dim {} sharded on {} must become {}", why, d, entry_text(cur[d]),
                                  to[d].empty() ? std::string("replicated") : entry_text(to[d])));
       cur[d].clear();

@@ -36,14 +36,9 @@ class LocalBuilder {
   // Moves a local value from layout `from` to layout `to` (both normalised to the rank).
   ir::ValueId reshard(ir::ValueId v, types::DType dt, const types::Shape& global, const PartitionSpec& from,
                       const PartitionSpec& to, const std::string& why);
-  // All-gathers dim `d` over `axes` (tiled); records it.
-  ir::ValueId all_gather(ir::ValueId v, types::DType dt, int64_t d, const Entry& axes, const std::string& why);
-  ir::ValueId all_reduce(ir::ValueId v, types::DType dt, ir::ReduceKind kind, const Entry& axes, const std::string& why);
-  // Reduces over `axes` and leaves each device block r (its index over `axes`) of dim `d`.
-  ir::ValueId reduce_scatter(ir::ValueId v, types::DType dt, ir::ReduceKind kind, const Entry& axes, int64_t d,
-                             const std::string& why);
-  // Moves the sharding over `axes` from dim `concat` to dim `split` (tiled all-to-all).
-  ir::ValueId all_to_all(ir::ValueId v, types::DType dt, int64_t split, int64_t concat, const Entry& axes, const std::string& why);
+  // Inserts a collective (its tiled form) on this device's block and records it in the
+  // ledger; its block shape and bytes come from its definition in primitives/collectives/.
+  ir::ValueId collective(ir::Attrs attrs, ir::ValueId v, types::DType dt, const std::string& why);
 
   // Writes one collective to the ledger (also the user's own, from shard_map bodies).
   void record(const std::string& kind, const Entry& axes, int64_t bytes, const std::string& why);

@@ -213,8 +213,8 @@ void Partitioner::partition_op(const ir::Op& op) {
       auto local = b_.emit(op.kind, {in.id}, rt.dtype(), b_.local_shape(rt.shape(), layout), a);
       if (!axes.empty()) {
         axes = am_.order_wrt_mesh(axes);
-        local = b_.all_reduce(local, rt.dtype(), reduce.kind,
-                              axes, fmt::format("{} over a dim sharded on {}", why(op), entry_text(axes)));
+        local = b_.collective(ir::attr::AllReduce{.kind = reduce.kind, .axes = axes}, local, rt.dtype(),
+                              fmt::format("{} over a dim sharded on {}", why(op), entry_text(axes)));
       }
       define_conformed(op, local, layout);
       return;
@@ -376,10 +376,11 @@ void Partitioner::partition_dot(const ir::Op& op) {
       if (layout[d].empty() && want[d] == partial && ot.shape()[d] % am_.axes_size(partial) == 0) scatter = static_cast<int64_t>(d);
     const std::string why = fmt::format("dot_general contracting dims sharded on {}", entry_text(partial));
     if (scatter >= 0) {
-      local = b_.reduce_scatter(local, ot.dtype(), ir::ReduceKind::Sum, partial, scatter, why);
+      local = b_.collective(ir::attr::ReduceScatter{.kind = ir::ReduceKind::Sum, .axes = partial, .scatter_dimension = scatter, .tiled = true}, local,
+                            ot.dtype(), why);
       layout = with_entry(layout, static_cast<size_t>(scatter), partial);
     } else {
-      local = b_.all_reduce(local, ot.dtype(), ir::ReduceKind::Sum, partial, why);
+      local = b_.collective(ir::attr::AllReduce{.kind = ir::ReduceKind::Sum, .axes = partial}, local, ot.dtype(), why);
     }
   }
   define_conformed(op, local, layout);

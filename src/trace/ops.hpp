@@ -9,6 +9,7 @@
 #include "ir/elementwise_ops.hpp"
 #include "ir/reduce_kind.hpp"
 #include "sharding/rules.hpp"
+#include "primitives/collectives/collectives.hpp"
 #include "trace/promotion.hpp"
 #include "trace/trace.hpp"
 
@@ -17,6 +18,7 @@ namespace shard::trace {
 using ir::EwOp;
 using ir::ReduceKind;
 using sharding::OptOutSharding;
+using types::AxisNames;
 using types::DType;
 using types::Shape;
 
@@ -180,35 +182,7 @@ void host_callback(Trace& t, const std::vector<ValueId>& operands, std::vector<s
 
 int64_t normalize_axis(const std::string& op, int64_t axis, size_t rank);
 
-// Collectives inside shard_map (ops_collectives.cpp). `axes` as the user named them (their
-// order is the order of a tuple's row-major index); types from sharding/collectives.cpp.
-using types::AxisNames;
-// While a shard_map body with check_vma=False is traced, collectives track no VMA.
-class CheckVmaScope {
- public:
-  explicit CheckVmaScope(bool check_vma);
-  ~CheckVmaScope();
-  CheckVmaScope(const CheckVmaScope&) = delete;
-  CheckVmaScope& operator=(const CheckVmaScope&) = delete;
-};
-bool vma_checked();
-// While a jax.vmap body with axis_name is traced, collectives over that name (psum, pmean,
-// pmax, pmin, all_gather, axis_index) are recorded for the batching transform to resolve.
-class VmapAxisScope {
- public:
-  VmapAxisScope(std::string name, int64_t size);
-  ~VmapAxisScope();
-  VmapAxisScope(const VmapAxisScope&) = delete;
-  VmapAxisScope& operator=(const VmapAxisScope&) = delete;
-};
-ValueId all_reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, const AxisNames& axes);  // psum pmax pmin
-ValueId pmean(Trace& t, ValueId x, const AxisNames& axes);
-ValueId all_gather(Trace& t, ValueId x, const AxisNames& axes, int64_t axis, bool tiled);
-ValueId psum_scatter(Trace& t, ValueId x, const AxisNames& axes, int64_t scatter_dimension, bool tiled);
-ValueId ppermute(Trace& t, ValueId x, const AxisNames& axes, const std::vector<std::pair<int64_t, int64_t>>& perm);
-ValueId all_to_all(Trace& t, ValueId x, const AxisNames& axes, int64_t split_axis, int64_t concat_axis, bool tiled);
-ValueId axis_index(Trace& t, const AxisNames& axes);
-// pvary / pcast(to='varying'): the same data, varying over `axes` (no op when already so).
-ValueId pvary(Trace& t, ValueId x, const AxisNames& axes, const std::string& name = "pvary");
+// The shard_map collectives and their scopes (check_vma, vmap axes) are declared with their
+// definitions, in primitives/collectives/collectives.hpp (included above).
 
 }  // namespace shard::trace

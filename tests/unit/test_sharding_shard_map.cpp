@@ -1,6 +1,7 @@
 // Sharding rules §7: shard_map local/global types, the check_vma output check, collectives and
 // their VMA, implicit pvary, and the scan carry check. Seed 001's printed types and messages
 // are exact.
+#include "primitives/collectives/collectives.hpp"
 #include "test_sharding_util.hpp"
 
 using namespace sharding_test;

@@ -39,7 +39,7 @@ std::vector<int64_t> int_list(Interp& I, const Value& v, const char* what) {
 void register_lax_module() {
   Interp::register_builtin_module("jax.lax", [](Interp& I, ModuleObj& m) {
     install_lax_control(I, m);      // scan, fori_loop, while_loop, cond, switch
-    install_lax_collectives(I, m);  // psum, all_gather, ppermute, pvary, ...
+    install_lax_collectives(I, m);  // the shard_map collectives
     lax::add_elementwise(m);
     lax::add_conversions(m);
     lax::add_contractions(m);
