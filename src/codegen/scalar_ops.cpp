@@ -86,6 +86,10 @@ void register_scalar_runtime(jit::KernelJit& jit) {
   std::lock_guard<std::mutex> lock(mu);
   if (!done.insert(&jit).second) return;
   jit.define_symbol("shard_ipow_i64", reinterpret_cast<void*>(&shard_ipow_i64));
+  // The libm functions called below that glibc 2.35+ also ships as vector functions, beyond
+  // LLVM 19's LIBMVEC_X86 list (which stops at sin/cos/tan/exp/log/pow).
+  for (auto [name, arity] : {std::pair{"expm1", 1}, {"log1p", 1}, {"sinh", 1}, {"cosh", 1}, {"tanh", 1}, {"cbrt", 1}, {"erf", 1}, {"erfc", 1}, {"atan2", 2}})
+    jit.add_vector_math(name, arity);
 }
 
 llvm::Type* ScalarOps::reg_type(DType t) {

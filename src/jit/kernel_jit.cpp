@@ -37,37 +37,29 @@ void init_llvm_once() {
   });
 }
 
-// glibc 2.35+ vectorises more of libm than LLVM 19's LIBMVEC_X86 list knows (that list stops
-// at sin/cos/tan/exp/log/pow). The scalar functions our elementwise kernels call that glibc
-// also ships as vector functions: 8 floats / 4 doubles per call (AVX2), or 4 / 2 (SSE).
-void add_glibc_vector_math(llvm::TargetLibraryInfoImpl& tlii) {
-  struct Fn {
-    const char* name;
-    int arity;
+// The vector forms of the scalar libm functions in `fns` (name, arity) that glibc ships: 8
+// floats / 4 doubles per call (AVX2), or 4 / 2 (SSE). VecDesc keeps StringRefs: the strings
+// live in `names`, which must outlive `tlii`'s use.
+void add_glibc_vector_math(llvm::TargetLibraryInfoImpl& tlii, const std::vector<std::pair<std::string, int>>& fns,
+                           std::vector<std::string>& names) {
+  struct Width {
+    char isa;
+    unsigned lanes;
+    bool f32;
   };
-  static const Fn fns[] = {{"expm1", 1}, {"log1p", 1}, {"sinh", 1}, {"cosh", 1}, {"tanh", 1},
-                           {"cbrt", 1},  {"erf", 1},   {"erfc", 1}, {"atan2", 2}};
-  static std::vector<std::string> names;  // VecDesc keeps StringRefs: the strings live here
-  static std::vector<llvm::VecDesc> descs;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct Width {
-      char isa;
-      unsigned lanes;
-      bool f32;
-    };
-    names.reserve(std::size(fns) * 4 * 3);
-    for (const auto& fn : fns)
-      for (Width w : {Width{'d', 8, true}, Width{'b', 4, true}, Width{'d', 4, false}, Width{'b', 2, false}}) {
-        const std::string params(static_cast<size_t>(fn.arity), 'v');
-        const std::string scalar = std::string(fn.name) + (w.f32 ? "f" : "");
-        names.push_back(scalar);
-        names.push_back("_ZGV" + std::string(1, w.isa) + "N" + std::to_string(w.lanes) + params + "_" + scalar);
-        names.push_back("_ZGV_LLVM_N" + std::to_string(w.lanes) + params);
-        const size_t k = names.size();
-        descs.emplace_back(names[k - 3], names[k - 2], llvm::ElementCount::getFixed(w.lanes), false, names[k - 1]);
-      }
-  });
+  std::vector<llvm::VecDesc> descs;
+  names.clear();
+  names.reserve(fns.size() * 4 * 3);  // no reallocation: descs point into it
+  for (const auto& [name, arity] : fns)
+    for (Width w : {Width{'d', 8, true}, Width{'b', 4, true}, Width{'d', 4, false}, Width{'b', 2, false}}) {
+      const std::string params(static_cast<size_t>(arity), 'v');
+      const std::string scalar = name + (w.f32 ? "f" : "");
+      names.push_back(scalar);
+      names.push_back("_ZGV" + std::string(1, w.isa) + "N" + std::to_string(w.lanes) + params + "_" + scalar);
+      names.push_back("_ZGV_LLVM_N" + std::to_string(w.lanes) + params);
+      const size_t k = names.size();
+      descs.emplace_back(names[k - 3], names[k - 2], llvm::ElementCount::getFixed(w.lanes), false, names[k - 1]);
+    }
   tlii.addVectorizableFunctions(descs);
 }
 
@@ -123,6 +115,12 @@ void KernelJit::define_symbol(const std::string& name, void* address) {
     throw std::runtime_error("defining runtime symbol " + name + ": " + take_message(std::move(err)));
 }
 
+void KernelJit::add_vector_math(const std::string& name, int arity) {
+  for (const auto& f : vector_math_)
+    if (f.first == name) return;
+  vector_math_.emplace_back(name, arity);
+}
+
 void KernelJit::add(ModuleHandle&& mh, std::string* optimised_ir) {
   llvm::Module& m = mh.module();
   m.setDataLayout(impl_->jit->getDataLayout());
@@ -143,10 +141,10 @@ void KernelJit::add(ModuleHandle&& mh, std::string* optimised_ir) {
   llvm::PassBuilder pb(impl_->tm.get(), pto);
   llvm::Triple triple(m.getTargetTriple());
   auto tlii = std::make_unique<llvm::TargetLibraryInfoImpl>(triple);
-  if (opts_.vector_math)
-  {
+  std::vector<std::string> vector_names;
+  if (opts_.vector_math) {
     tlii->addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-    add_glibc_vector_math(*tlii);
+    add_glibc_vector_math(*tlii, vector_math_, vector_names);
   }
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(*tlii); });
   pb.registerModuleAnalyses(mam);

@@ -48,11 +48,15 @@ class KernelJit {
   std::string host_cpu() const;
   // Registers a runtime function the generated code may call (the runtime ABI list).
   void define_symbol(const std::string& name, void* address);
+  // Tells the loop vectoriser that glibc's libmvec has vector forms of the libm function
+  // `name` (float `namef` too) taking `arity` arguments, beyond those LLVM's own list knows.
+  void add_vector_math(const std::string& name, int arity);
   const JitOptions& options() const { return opts_; }
 
  private:
   struct Impl;
   JitOptions opts_;
+  std::vector<std::pair<std::string, int>> vector_math_;
   std::unique_ptr<Impl> impl_;
 };
 
