@@ -5,7 +5,7 @@
 
 #include "api/modules/debug_print.hpp"
 #include "api/objects/array_value.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "exec/host_callback.hpp"
 #include "trace/ops.hpp"
 

@@ -384,7 +384,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
   m.dict.set("Device", device_class());
   for (auto [dotted, leaf] : {std::pair{"jax.sharding", "sharding"}, std::pair{"jax.experimental", "experimental"},
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
-                              std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.random", "random"},
+                              std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.tree", "tree"}, std::pair{"jax.random", "random"},
                               std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"},
                               std::pair{"jax.checkpoint_policies", "checkpoint_policies"}})
     bind_submodule(I, m, dotted, leaf);

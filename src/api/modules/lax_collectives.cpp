@@ -6,7 +6,7 @@
 
 #include "api/objects/array_value.hpp"
 #include "api/op_args.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"
 

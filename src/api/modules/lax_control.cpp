@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "api/objects/array_value.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "api/transforms/region_trace.hpp"
 #include "interp/builtins/support.hpp"
 #include "sharding/rules.hpp"
@@ -79,7 +79,7 @@ std::vector<ArrayType> carry_result_types(const Trace& t, const std::vector<Valu
 
 void check_carry(Interp& I, const char* loop, const std::string& carry_name, const TreeDef& def,
                  const std::vector<ArrayType>& in, const std::vector<ArrayType>& out) {
-  auto paths = leaf_paths(I, def);
+  auto paths = leaf_path_strings(I, def);
   std::vector<sharding::CarryComponent> comps;
   for (size_t i = 0; i < in.size(); ++i) comps.push_back({paths.at(i), in[i], out.at(i)});
   sharding::check_carry_types(loop, carry_name, comps);

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/modules/lax_module.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"

@@ -18,7 +18,7 @@
 
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"

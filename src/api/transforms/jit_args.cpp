@@ -5,7 +5,7 @@
 
 #include "api/device_count.hpp"
 #include "api/objects/array_value.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -98,23 +98,10 @@ CallArgs rebuild_call(Interp& I, const CallArgs& a, const CallParts& parts, cons
   return out;
 }
 
-// The JAX path of every leaf of `v` (in tree_flatten's order): x, x[0], x['key'].
-static void leaf_paths(Interp& I, const Value& v, const std::string& path, std::vector<std::string>& out, int depth) {
-  if (depth > 200) return;
+// The JAX path of every leaf of `v` (in tree_flatten's order): x, x[0], x['key'], x.field.
+static void leaf_paths(Interp& I, const Value& v, const std::string& path, std::vector<std::string>& out) {
   std::vector<Value> leaves;
-  TreeDef d = tree_flatten(I, v, leaves);
-  if (d.kind == TreeDef::Leaf || d.kind == TreeDef::Key) {
-    out.push_back(path);
-    return;
-  }
-  if (d.kind == TreeDef::Dict) {
-    auto& dict = static_cast<interp::DictObj&>(*v);
-    for (auto& k : d.keys) leaf_paths(I, *dict.find(I, k), path + "[" + bi::repr_of(I, k) + "]", out, depth + 1);
-    return;
-  }
-  if (d.kind == TreeDef::None) return;
-  auto items = I.to_vector(v);
-  for (size_t i = 0; i < items.size(); ++i) leaf_paths(I, items[i], path + "[" + std::to_string(i) + "]", out, depth + 1);
+  for (auto& s : leaf_path_strings(I, tree_flatten(I, v, leaves), path)) out.push_back(std::move(s));
 }
 
 // The path of dynamic leaf `index` for the error message: the parameter's name, then indices.
@@ -125,9 +112,9 @@ static std::string dynamic_leaf_path(Interp& I, const Value& fun, const CallArgs
   size_t d = 0;
   for (size_t i = 0; i < a.args.size(); ++i) {
     if (parts.pos_static[i]) continue;
-    leaf_paths(I, pos.at(d++), i < names.size() ? names[i] : fmt::format("args[{}]", i), paths, 0);
+    leaf_paths(I, pos.at(d++), i < names.size() ? names[i] : fmt::format("args[{}]", i), paths);
   }
-  leaf_paths(I, static_cast<interp::TupleObj&>(*parts.dynamic).items[1], "", paths, 0);
+  leaf_paths(I, static_cast<interp::TupleObj&>(*parts.dynamic).items[1], "", paths);
   if (index >= paths.size()) return "";
   std::string p = paths[index];
   if (p.size() > 2 && p[0] == '[' && p[1] == '\'') p = p.substr(2, p.find('\'', 2) - 2) + p.substr(p.find(']') + 1);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "api/transforms/jit_args.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "exec/run_global.hpp"
 #include "interp/interp.hpp"
 #include "ir/ir.hpp"

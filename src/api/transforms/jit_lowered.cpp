@@ -41,18 +41,8 @@ struct CompiledObj : interp::NativeObj {
   CompiledObj(ClassP c, Stage s, exec::CompiledRef p) : NativeObj(std::move(c)), stage(std::move(s)), program(std::move(p)) {}
 };
 
-// The JAX names of the leaves of `def`: the argument's name, then [index] / ['key'].
-void leaf_names(Interp& I, const TreeDef& def, const std::string& path, std::vector<std::string>& out) {
-  switch (def.kind) {
-    case TreeDef::Leaf: out.push_back(path); return;
-    case TreeDef::None: return;
-    case TreeDef::Key: leaf_names(I, def.children.at(0), path, out); return;
-    case TreeDef::Dict:
-      for (size_t i = 0; i < def.children.size(); ++i) leaf_names(I, def.children[i], path + "[" + I.repr(def.keys[i]) + "]", out);
-      return;
-    default:
-      for (size_t i = 0; i < def.children.size(); ++i) leaf_names(I, def.children[i], fmt::format("{}[{}]", path, i), out);
-  }
+void append(std::vector<std::string>& to, std::vector<std::string> more) {
+  for (auto& s : more) to.push_back(std::move(s));
 }
 
 // Names of the dynamic leaves of a call: parameter names of the non-static positionals, then
@@ -67,9 +57,9 @@ std::vector<std::string> dynamic_leaf_names(Interp& I, const JitObj& j, const Ca
   const auto& pos = in.children.at(0).children;
   size_t d = 0;
   for (size_t i = 0; i < parts.pos_static.size() && d < pos.size(); ++i)
-    if (!parts.pos_static[i]) leaf_names(I, pos[d++], i < params.size() ? params[i] : fmt::format("args[{}]", i), names);
+    if (!parts.pos_static[i]) append(names, leaf_path_strings(I, pos[d++], i < params.size() ? params[i] : fmt::format("args[{}]", i)));
   const TreeDef& kw = in.children.at(1);
-  for (size_t i = 0; i < kw.children.size(); ++i) leaf_names(I, kw.children[i], bi::str_arg(I, kw.keys[i], "keyword"), names);
+  for (size_t i = 0; i < kw.children.size(); ++i) append(names, leaf_path_strings(I, kw.children[i], bi::str_arg(I, kw.keys[i], "keyword")));
   return names;
 }
 

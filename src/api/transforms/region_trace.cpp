@@ -66,38 +66,6 @@ std::string param_name(const Value& fn, size_t k) {
 }
 
 namespace {
-void paths_into(Interp& I, const TreeDef& d, const std::string& prefix, std::vector<std::string>& out) {
-  switch (d.kind) {
-    case TreeDef::Leaf: out.push_back(prefix); return;
-    case TreeDef::None: return;
-    case TreeDef::Key: paths_into(I, d.children.at(0), prefix, out); return;
-    case TreeDef::Tuple: case TreeDef::List:
-      for (size_t i = 0; i < d.children.size(); ++i) paths_into(I, d.children[i], fmt::format("{}[{}]", prefix, i), out);
-      return;
-    case TreeDef::Dict:
-      for (size_t i = 0; i < d.children.size(); ++i) paths_into(I, d.children[i], fmt::format("{}[{}]", prefix, I.repr(d.keys[i])), out);
-      return;
-  }
-}
-
-std::string tree_text(Interp& I, const TreeDef& d) {
-  std::vector<std::string> parts;
-  switch (d.kind) {
-    case TreeDef::Leaf: case TreeDef::Key: return "*";
-    case TreeDef::None: return "None";
-    case TreeDef::Tuple:
-      for (auto& c : d.children) parts.push_back(tree_text(I, c));
-      return parts.size() == 1 ? fmt::format("({},)", parts[0]) : fmt::format("({})", fmt::join(parts, ", "));
-    case TreeDef::List:
-      for (auto& c : d.children) parts.push_back(tree_text(I, c));
-      return fmt::format("[{}]", fmt::join(parts, ", "));
-    case TreeDef::Dict:
-      for (size_t i = 0; i < d.children.size(); ++i) parts.push_back(fmt::format("{}: {}", I.repr(d.keys[i]), tree_text(I, d.children[i])));
-      return fmt::format("{{{}}}", fmt::join(parts, ", "));
-  }
-  return "*";
-}
-
 std::string diff_text(Interp& I, const TreeDef& d, const std::vector<ArrayType>& a, const std::vector<ArrayType>& b, size_t& pos,
                       bool top) {
   std::vector<std::string> parts;
@@ -110,8 +78,9 @@ std::string diff_text(Interp& I, const TreeDef& d, const std::vector<ArrayType>&
     }
     case TreeDef::None: return "None";
     case TreeDef::Key: return diff_text(I, d.children.at(0), a, b, pos, top);
-    case TreeDef::Tuple: case TreeDef::List:
+    case TreeDef::Tuple: case TreeDef::List: case TreeDef::Custom:
       for (auto& c : d.children) parts.push_back(diff_text(I, c, a, b, pos, false));
+      if (d.kind == TreeDef::Custom) return fmt::format("{}({})", d.node->type->name, fmt::join(parts, ", "));
       if (d.kind == TreeDef::List) return fmt::format("[{}]", fmt::join(parts, ", "));
       return parts.size() == 1 ? fmt::format("({},)", parts[0]) : fmt::format("({})", fmt::join(parts, ", "));
     case TreeDef::Dict:
@@ -123,13 +92,7 @@ std::string diff_text(Interp& I, const TreeDef& d, const std::vector<ArrayType>&
 }
 }  // namespace
 
-std::vector<std::string> leaf_paths(Interp& I, const TreeDef& def) {
-  std::vector<std::string> out;
-  paths_into(I, def, "", out);
-  return out;
-}
 
-std::string pytreedef_str(Interp& I, const TreeDef& def) { return fmt::format("PyTreeDef({})", tree_text(I, def)); }
 
 std::string shaped_array_str(const ArrayType& t) {
   return fmt::format("ShapedArray({}{})", t.str_short(), t.weak_type() ? ", weak_type=True" : "");

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "interp/interp.hpp"
 #include "ir/ir.hpp"
 #include "trace/trace.hpp"
@@ -36,10 +36,6 @@ std::shared_ptr<const ir::Function> with_capture_params(const Region& r, const s
 
 // The name of a Python function's k-th positional parameter ("" when unknown).
 std::string param_name(const interp::Value& fn, size_t k);
-// keystr paths of the leaves: "[0]", "['h']", "" for a bare leaf.
-std::vector<std::string> leaf_paths(interp::Interp& I, const TreeDef& def);
-// PyTreeDef(*), PyTreeDef((*, *)), PyTreeDef({'a': *}) as JAX prints them.
-std::string pytreedef_str(interp::Interp& I, const TreeDef& def);
 // ShapedArray(float32[3]) / ShapedArray(float32[], weak_type=True).
 std::string shaped_array_str(const ArrayType& t);
 // JAX's _show_diff over a tree: matching leaves print as ShapedArray, others as

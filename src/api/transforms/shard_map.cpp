@@ -5,7 +5,7 @@
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "api/op_args.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "api/transforms/region_trace.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
@@ -118,7 +118,7 @@ struct BodyScope {
 std::vector<ValueId> emit_shard_map(Interp& I, Trace& t, const Config& c, const types::Mesh& mesh, const sharding::ShardMapSpec& sm,
                                     const TreeDef& args_def, const std::vector<LeafSpec>& in, const std::vector<ValueId>& ids,
                                     TreeDef& out_def) {
-  auto paths = leaf_paths(I, args_def);
+  auto paths = leaf_path_strings(I, args_def);
   auto inner = sharding::shard_map_inner_mesh(sm);
   auto body = std::make_shared<Trace>("shard_map", inner, t.shared_from_this());
   std::vector<Value> tracers;
@@ -147,7 +147,7 @@ std::vector<ValueId> emit_shard_map(Interp& I, Trace& t, const Config& c, const 
   }
   std::vector<LeafSpec> out_specs;
   match_specs(I, c.out_specs, out_def, "", "out_specs", out_specs);
-  auto out_paths = leaf_paths(I, out_def);
+  auto out_paths = leaf_path_strings(I, out_def);
   std::vector<ArrayType> out_types;
   for (size_t i = 0; i < results.size(); ++i)
     out_types.push_back(sharding::shard_map_output(sm, body->type(results[i]), out_specs[i].spec,

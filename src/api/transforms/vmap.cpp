@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "api/objects/array_value.hpp"
-#include "api/transforms/jit_tree.hpp"
+#include "api/pytree/pytree.hpp"
 #include "api/transforms/region_trace.hpp"
 #include "batching/batching.hpp"
 #include "interp/builtins/support.hpp"
