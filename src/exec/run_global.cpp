@@ -86,7 +86,7 @@ ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::
 }
 
 Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
-                       const std::optional<types::Mesh>& context_mesh) {
+                       const std::optional<types::Mesh>& context_mesh, bool always_context) {
   if (inputs.size() != global.params.size())
     throw std::logic_error(fmt::format("internal error: {} takes {} arrays, got {}", global.name, global.params.size(), inputs.size()));
   // The common mesh: the first committed (mesh) input's; single-device arrays follow it.
@@ -101,8 +101,8 @@ Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& 
     }
   // Without committed inputs, a program runs on the context mesh when its types mention that
   // mesh (creation ops with out_sharding, or any op under use_mesh), else on device 0.
-  bool on_context = false;
-  if (!anchor && context_mesh && !context_mesh->empty())
+  bool on_context = !anchor && always_context && context_mesh && !context_mesh->empty();
+  if (!anchor && !on_context && context_mesh && !context_mesh->empty())
     for (const auto& t : global.value_types)
       if (!t.mesh().empty()) on_context = true;
   // A shard_map names its own mesh.

@@ -24,9 +24,10 @@ struct Placement {
 // All inputs must live on one mesh, except single-device arrays, which are first placed
 // replicated on the common mesh (JAX moves uncommitted arrays the same way).
 // `context_mesh`: where programs without committed inputs run (creation ops under
-// use_mesh/set_mesh); none = device 0.
+// use_mesh/set_mesh); none = device 0. Without `always_context`, only programs whose types
+// mention a mesh run there (others run on device 0).
 Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
-                       const std::optional<types::Mesh>& context_mesh);
+                       const std::optional<types::Mesh>& context_mesh, bool always_context = false);
 
 // Partitions and compiles `global` (compile_program, through the process-wide cache keyed by the
 // function's structure, mesh and layouts). `cache_hit`, when given, tells whether it was

@@ -59,6 +59,12 @@ std::shared_ptr<Trace> current_trace() { return trace_stack().empty() ? nullptr 
 TraceScope::TraceScope(std::shared_ptr<Trace> t) { trace_stack().push_back(std::move(t)); }
 TraceScope::~TraceScope() { trace_stack().pop_back(); }
 
+void Trace::note_mesh(const types::Mesh& m) {
+  Trace* root = this;
+  while (root->parent_) root = root->parent_.get();
+  if (!root->noted_mesh_) root->noted_mesh_ = m;
+}
+
 ValueId Trace::param(const ArrayType& t) {
   auto v = ir::Builder(fn_).param(t);
   return v;

@@ -39,6 +39,12 @@ class Trace : public std::enable_shared_from_this<Trace> {
   ir::Function& fn() { return fn_; }
   ir::Function finish(std::vector<ValueId> results);
 
+  // A concrete mesh an op inside names (a sharding constraint with a NamedSharding): where a
+  // program without committed inputs runs, as JAX takes the device assignment from shardings
+  // inside the function. Noted on the outermost trace.
+  void note_mesh(const types::Mesh& m);
+  const std::optional<types::Mesh>& noted_mesh() const { return noted_mesh_; }
+
   const std::shared_ptr<Trace>& parent() const { return parent_; }
   // The value `v` of trace `from` (this trace or an ancestor) as a value of this trace.
   ValueId lift(const Trace& from, ValueId v);
@@ -55,6 +61,7 @@ class Trace : public std::enable_shared_from_this<Trace> {
   std::vector<ValueId> capture_params_;  // this trace's params for them
   types::AbstractMesh mesh_;
   ast::Loc loc_;
+  std::optional<types::Mesh> noted_mesh_;
 };
 
 // The op copied into t with `operands` in place of its own: its attributes, result types and

@@ -15,6 +15,8 @@
 #include "api/transforms/grad.hpp"
 #include "api/transforms/custom_derivatives.hpp"
 #include "api/transforms/checkpoint.hpp"
+#include "api/transforms/eval_shape.hpp"
+#include "api/modules/global_arrays.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
@@ -379,6 +381,8 @@ void fill_jax(Interp& I, ModuleObj& m) {
   install_grad(m);
   install_custom_derivatives(m);
   install_checkpoint(m);
+  install_eval_shape(m);
+  install_global_arrays(m);
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());
@@ -410,6 +414,7 @@ void fill_sharding(Interp& I, ModuleObj& m) {
 }
 
 void fill_experimental(Interp& I, ModuleObj& m) {
+  bind_submodule(I, m, "jax.experimental.mesh_utils", "mesh_utils");
   bind_submodule(I, m, "jax.experimental.shard", "shard");
   bind_submodule(I, m, "jax.experimental.shard_map", "shard_map");
 }

@@ -334,6 +334,40 @@ Value np_shape_op(Interp& I, const char* name, const Value& x, const std::functi
   return wrap(run1(I, name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{f(t, ids[0])}; }), true);
 }
 
+// np.split / np.array_split: pieces along `axis` as views of the array by slicing (numpy's
+// "array split does not result in an equal division" unless array_split).
+Value np_split(Interp& I, CallArgs& a, const char* name, bool equal) {
+  interp::ArgParser p(I, a, name, {"ary", "indices_or_sections", "axis="});
+  Value x = p.get("ary");
+  if (!as_array(x)) x = wrap(host_array(I, x), true);
+  const Shape shape = as_array(x)->array->type.shape();
+  int64_t axis = p.get("axis") ? bi::index_of(I, p.get("axis"), "") : 0;
+  if (axis < 0) axis += static_cast<int64_t>(shape.size());
+  if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+    I.raise("AxisError", fmt::format("axis {} is out of bounds for array of dimension {}", axis, shape.size()));
+  const int64_t n = shape[static_cast<size_t>(axis)];
+  std::vector<int64_t> bounds{0};
+  Value ios = p.get("indices_or_sections");
+  if (auto k = bi::int_of(ios)) {
+    if (*k <= 0) I.raise("ValueError", "number sections must be larger than 0.");
+    if (equal && n % *k != 0) I.raise("ValueError", "array split does not result in an equal division");
+    // array_split: the first n % k pieces get one more element.
+    for (int64_t i = 0, at = 0; i < *k; ++i) bounds.push_back(at += n / *k + (i < n % *k ? 1 : 0));
+  } else {
+    for (auto& v : I.to_vector(ios)) bounds.push_back(bi::index_of(I, v, ""));
+    bounds.push_back(n);
+  }
+  std::vector<Value> pieces;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    std::vector<Value> index;
+    for (size_t d = 0; d < shape.size(); ++d)
+      index.push_back(std::make_shared<interp::SliceObj>(interp::T().slice, static_cast<int64_t>(d) == axis ? interp::make_int(bounds[i]) : interp::none(),
+                                                         static_cast<int64_t>(d) == axis ? interp::make_int(bounds[i + 1]) : interp::none(), interp::none()));
+    pieces.push_back(I.getitem(x, interp::make_tuple(std::move(index))));
+  }
+  return interp::make_list(std::move(pieces));
+}
+
 Value shape_tuple(const Shape& s) {
   std::vector<Value> xs;
   for (auto d : s) xs.push_back(interp::make_int(d));
@@ -458,6 +492,17 @@ void add_math_functions(Interp&, ModuleObj& m) {
     int64_t axis = ax && !flatten ? bi::index_of(I, ax, "") : -1;
     return np_shape_op(I, "sort", p.get("a"), [&](trace::Trace& t, ValueId x) { return trace::sort(t, flatten ? flat(t, x) : x, flatten ? 0 : axis); });
   });
+  add(m, "argsort", [](Interp& I, CallArgs& a) {  // stable whatever `kind` (numpy's "stable" order)
+    interp::ArgParser p(I, a, "argsort", {"a", "axis=", "kind=", "order=", "*", "stable="});
+    Value ax = p.get("axis");
+    const bool flatten = ax && ax->kind == ObjKind::None;
+    int64_t axis = ax && !flatten ? bi::index_of(I, ax, "") : -1;
+    return np_shape_op(I, "argsort", p.get("a"), [&](trace::Trace& t, ValueId x) {
+      return trace::convert(t, trace::argsort(t, flatten ? flat(t, x) : x, flatten ? 0 : axis), {DType::I64, false});
+    });
+  });
+  add(m, "split", [](Interp& I, CallArgs& a) { return np_split(I, a, "split", true); });
+  add(m, "array_split", [](Interp& I, CallArgs& a) { return np_split(I, a, "array_split", false); });
   add(m, "shape", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "shape", {"a"});
     if (auto* oa = as_object_array(p.get("a"))) return shape_tuple(oa->shape);

@@ -254,7 +254,8 @@ Value single_device_sharding_new(Interp& I, const ClassP&, CallArgs& a) {
   return v;
 }
 
-// slice(start, stop, None) per dimension; replicated dimensions give slice(None, None, None).
+}  // namespace
+
 Value index_tuple(const types::ShardIndex& idx, const std::vector<int64_t>& parts) {
   std::vector<Value> xs;
   for (size_t d = 0; d < idx.size(); ++d) {
@@ -264,6 +265,8 @@ Value index_tuple(const types::ShardIndex& idx, const std::vector<int64_t>& part
   }
   return interp::make_tuple(std::move(xs));
 }
+
+namespace {
 
 Value devices_indices_map(Interp& I, const ShardingObj& s, const std::vector<int64_t>& shape) {
   auto d = interp::make_dict();

@@ -108,6 +108,9 @@ struct ShardingObj : interp::NativeObj {
   ShardingObj(ClassP c, std::optional<types::NamedSharding> n, int d)
       : NativeObj(std::move(c)), named(std::move(n)), device(d) {}
 };
+// slice(start, stop, None) per dimension (slice(None) where the dim is whole): a block's index
+// as JAX's devices_indices_map gives it.
+Value index_tuple(const types::ShardIndex& idx, const std::vector<int64_t>& parts);
 ClassP sharding_base_class();           // jax.sharding.Sharding (base of both)
 ClassP named_sharding_class();          // jax.sharding.NamedSharding
 ClassP single_device_sharding_class();  // jax.sharding.SingleDeviceSharding

@@ -201,6 +201,58 @@ std::vector<Value> flatten_up_to(interp::Interp& I, const TreeDef& def, const Va
   return out;
 }
 
+namespace {
+void broadcast_into(interp::Interp& I, const Value& p, const TreeDef& d, const std::function<bool(const Value&)>& is_prefix_leaf,
+                    std::vector<Value>& out, const std::string& where, const std::string& what, const std::string& whose) {
+  auto mismatch = [&](const std::string& detail) {
+    I.raise("ValueError", fmt::format("{} must be a tree prefix of {}; at {}: {}", what, whose, where.empty() ? "the root" : where, detail));
+  };
+  const bool container = (p->kind == ObjKind::Tuple || p->kind == ObjKind::List || p->kind == ObjKind::Dict) || find_pytree_node(I, p);
+  if (!container || is_prefix_leaf(p)) {
+    out.insert(out.end(), tree_num_leaves(d), p);
+    return;
+  }
+  std::vector<Value> children;
+  if (d.kind == TreeDef::Tuple || d.kind == TreeDef::List) {
+    const bool tuple = d.kind == TreeDef::Tuple;
+    if (p->cls.get() != (tuple ? interp::T().tuple : interp::T().list).get())
+      mismatch(fmt::format("expected a {} of {} entries, got {}", tuple ? "tuple" : "list", d.children.size(), I.repr(p)));
+    children = I.to_vector(p);
+    if (children.size() != d.children.size())
+      mismatch(fmt::format("a {} of length {} where the value has length {}", tuple ? "tuple" : "list", children.size(), d.children.size()));
+  } else if (d.kind == TreeDef::Dict) {
+    if (p->cls.get() != interp::T().dict.get()) mismatch(fmt::format("expected a dict, got {}", I.repr(p)));
+    auto& dict = static_cast<interp::DictObj&>(*p);
+    if (dict.items().size() != d.keys.size()) mismatch(fmt::format("dict keys differ from {}", I.repr(interp::make_list(d.keys))));
+    for (auto& k : d.keys) {
+      const Value* x = dict.find(I, k);
+      if (!x) mismatch(fmt::format("dict keys differ from {}", I.repr(interp::make_list(d.keys))));
+      children.push_back(*x);
+    }
+  } else if (d.kind == TreeDef::Custom) {
+    auto node = find_pytree_node(I, p);
+    if (!node || node->type != d.node->type) mismatch(fmt::format("expected a {}, got {}", d.node->type->name, I.repr(p)));
+    std::vector<Value> keys;
+    Value aux;
+    flatten_node(I, *node, p, children, keys, aux);
+    if (children.size() != d.children.size()) mismatch(fmt::format("{} children where the value has {}", children.size(), d.children.size()));
+  } else {
+    mismatch(fmt::format("{} where the value is {}", I.repr(p), pytreedef_str(I, d)));
+  }
+  for (size_t i = 0; i < children.size(); ++i) {
+    std::string step = d.kind == TreeDef::Dict ? "[" + I.repr(d.keys[i]) + "]" : "[" + std::to_string(i) + "]";
+    broadcast_into(I, children[i], d.children[i], is_prefix_leaf, out, where + step, what, whose);
+  }
+}
+}  // namespace
+
+std::vector<Value> broadcast_prefix(interp::Interp& I, const Value& prefix, const TreeDef& full,
+                                    const std::function<bool(const Value&)>& is_prefix_leaf, const std::string& what, const std::string& whose) {
+  std::vector<Value> out;
+  broadcast_into(I, prefix, full, is_prefix_leaf, out, "", what, whose);
+  return out;
+}
+
 size_t tree_num_leaves(const TreeDef& def) {
   if (def.kind == TreeDef::Leaf) return 1;
   size_t n = 0;

@@ -4,6 +4,7 @@
 // register_dataclass); everything else is a leaf. Every transform (jit, grad, vmap, scan,
 // shard_map, ...) and jax.tree_util flatten through here.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,14 @@ interp::Value tree_unflatten(interp::Interp& I, const TreeDef& def, const std::v
 // A canonical text of the structure (part of jit's cache key).
 std::string tree_signature(interp::Interp& I, const TreeDef& def);
 size_t tree_num_leaves(const TreeDef& def);
+// A tree prefix of `full` broadcast to full's leaves: `prefix` has full's structure down to
+// some depth, where a leaf (a value is_prefix_leaf holds for, or a non-container) stands for
+// the whole subtree of full below it (how jit's in_shardings / out_shardings and
+// with_sharding_constraint's shardings are read). One value per leaf of full; a mismatch is
+// a ValueError saying `what` must be a tree prefix of `whose`.
+std::vector<interp::Value> broadcast_prefix(interp::Interp& I, const interp::Value& prefix, const TreeDef& full,
+                                            const std::function<bool(const interp::Value&)>& is_prefix_leaf, const std::string& what,
+                                            const std::string& whose);
 // PyTreeDef(*), PyTreeDef((*, *)), PyTreeDef({'a': *}), PyTreeDef(CustomNode(Point[None], [*, *]))
 // as JAX prints them.
 std::string pytreedef_str(interp::Interp& I, const TreeDef& def);

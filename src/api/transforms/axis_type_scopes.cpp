@@ -344,9 +344,9 @@ Value make_scope_api(ScopeKind kind) {
 
 // ---- with_sharding_constraint -------------------------------------------------------------
 
-// The layout a constraint pins: the type's Explicit sharding, plus the constraint's axes that
-// are Auto for the value (its type's mesh, or the constraint's own mesh when the type has
-// none) on dims the type leaves unsharded.
+}  // namespace
+
+// The value's mesh is its type's, or the constraint's own when the type has none.
 types::PartitionSpec constrained_layout(const types::ArrayType& t, const types::NamedSharding& target) {
   const AbstractMesh& value_mesh = t.mesh().empty() ? target.abstract_mesh() : t.mesh();
   auto have = t.spec().normalized(t.rank()).entries();
@@ -365,6 +365,8 @@ types::PartitionSpec constrained_layout(const types::ArrayType& t, const types::
   return types::PartitionSpec(out);
 }
 
+namespace {
+
 Value constrain_leaf(Interp& I, const Value& x, const sharding::OutSharding& s) {
   const auto t = type_of(x);
   auto& ctx = trace::MeshContext::get();
@@ -381,6 +383,7 @@ Value constrain_leaf(Interp& I, const Value& x, const sharding::OutSharding& s) 
   guarded(I, [&] { types::NamedSharding(target.abstract_mesh(), layout).check_divisible(t.shape()); });
   if (as_tracer(x) || active) {
     return apply(I, "with_sharding_constraint", {x}, [&](trace::Trace& tc, const std::vector<ir::ValueId>& ids) {
+      if (const auto* given = std::get_if<types::NamedSharding>(&s); given && given->is_concrete()) tc.note_mesh(given->mesh());
       return std::vector<ir::ValueId>{trace::sharding_constraint(tc, ids[0], tc.type(ids[0]), layout)};
     });
   }

@@ -67,10 +67,10 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
       call.entry = e;
       return call;
     }
-  Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, call.leaves);
+  Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, abstract_leaves(call.leaves));
   ++j.stats->traces;
   call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(abstract),
-                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), {}});
+                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), std::move(tr.noted_mesh), {}});
   j.cache.push_back(call.entry);
   return call;
 }
@@ -104,7 +104,7 @@ Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
   PreparedCall call = prepare_call(I, j, a);
   if (!call.entry) return I.call(j.fun, a);  // under an outer trace, a nested jit inlines
   CacheEntry& e = *call.entry;
-  auto placed = guarded(I, [&] { return exec::place_inputs(e.fn, call.leaves, context_mesh()); });
+  auto placed = place_call_inputs(I, j.opts, e, call.leaves);
   auto prog = program_for(I, j, e, placed);
   return run_program(I, j, e, *prog, placed);
 }
@@ -254,8 +254,7 @@ Value jax_make_jaxpr(Interp& I, CallArgs& a) {
     CallParts parts = split_call(I2, fun, opts, a2);
     std::vector<Value> leaf_values;
     TreeDef in = tree_flatten(I2, parts.dynamic, leaf_values);
-    std::vector<exec::ArrayRef> leaves = leaf_arrays(I2, fun, a2, parts, leaf_values);
-    Traced tr = trace_function(I2, fun, opts, a2, parts, in, leaves);
+    Traced tr = trace_function(I2, fun, opts, a2, parts, in, abstract_leaves(I2, fun, a2, parts, leaf_values));
     return std::make_shared<JaxprObj>(jaxpr_class(), ir::print(tr.fn));
   });
 }

@@ -42,6 +42,7 @@ struct CacheEntry {
   std::optional<types::Mesh> context_concrete;
   ir::Function fn;
   TreeDef out;
+  std::optional<types::Mesh> noted_mesh;  // a mesh named inside (Traced::noted_mesh)
   std::vector<ExecEntry> execs;
 };
 using CacheEntryRef = std::shared_ptr<CacheEntry>;
@@ -66,10 +67,21 @@ struct JitObj : interp::NativeObj {
 struct Traced {
   ir::Function fn;
   TreeDef out;
+  std::optional<types::Mesh> noted_mesh;  // trace::Trace::noted_mesh
 };
+// What tracing needs of an argument leaf: its abstract value, and the mesh it is committed to.
+struct AbstractLeaf {
+  types::ArrayType type;
+  std::optional<types::Mesh> mesh;
+};
+std::vector<AbstractLeaf> abstract_leaves(const std::vector<exec::ArrayRef>& arrays);
+// The dynamic leaves as abstract values: arrays and Python scalars (as leaf_arrays reads
+// them) and ShapeDtypeStructs.
+std::vector<AbstractLeaf> abstract_leaves(Interp& I, const Value& fun, const CallArgs& a, const CallParts& parts,
+                                          const std::vector<Value>& values);
 // Traces f on abstract values of `leaves` (the dynamic arguments' leaves, structure `in`).
 Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const CallArgs& a, const CallParts& parts,
-                      const TreeDef& in, const std::vector<exec::ArrayRef>& leaves);
+                      const TreeDef& in, const std::vector<AbstractLeaf>& leaves);
 std::string fun_name(Interp& I, const Value& f);
 
 // ---- jit.cpp ----------------------------------------------------------------------------------
@@ -87,6 +99,12 @@ exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::P
 Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p);
 // The mesh given to calls without committed inputs.
 std::optional<types::Mesh> context_mesh();
+// The mesh jit `j`'s shardings name: the first NamedSharding's in its in_shardings /
+// out_shardings (JAX places uncommitted arguments by them), else one named inside the traced
+// function (`entry`, when traced).
+std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts, const CacheEntry* entry = nullptr);
+// The inputs of a call of `j` placed: on the context mesh, else on the mesh its shardings name.
+exec::Placement place_call_inputs(Interp& I, const JitOptions& opts, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves);
 
 // ---- jit_lowered.cpp -------------------------------------------------------------------------
 

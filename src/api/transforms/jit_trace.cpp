@@ -1,5 +1,6 @@
 // jit's tracing (see jit_internal.hpp): a Python function called on tracers for the dynamic
-// leaves, with in_shardings/out_shardings applied as reshards and non-tracer outputs
+// leaves, with in_shardings/out_shardings applied (reshards on Explicit axes, sharding
+// constraints on Auto axes) and non-tracer outputs
 // (constants, Python scalars) captured as IR constants.
 #include <fmt/format.h>
 
@@ -7,7 +8,9 @@
 #include <optional>
 
 #include "api/objects/array_value.hpp"
+#include "api/objects/shape_dtype_struct.hpp"
 #include "api/objects/sharding_objects.hpp"
+#include "api/transforms/axis_type_scopes.hpp"
 #include "api/transforms/jit_internal.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/ops.hpp"
@@ -41,22 +44,48 @@ class TraceMeshScope {
   bool pushed_ = false;
 };
 
-// The shardings= argument for the i-th of n items: one value for all, or a tuple/list of them.
-Value sharding_for(Interp& I, const Value& shardings, size_t i, size_t n, const char* what) {
-  if (!shardings || shardings->kind == ObjKind::None) return nullptr;
-  if (shardings->kind == ObjKind::Tuple || shardings->kind == ObjKind::List) {
-    auto items = I.to_vector(shardings);
-    if (items.size() != n)
-      I.raise("ValueError", fmt::format("{} should be a pytree prefix of the arguments: got {} shardings for {} values", what, items.size(), n));
-    return items[i];
-  }
-  return shardings;
+// A leaf of an in_shardings / out_shardings tree: None (unspecified), a PartitionSpec or a
+// Sharding.
+bool is_sharding_leaf(const Value& v) { return v->kind == ObjKind::None || spec_of(v) || as_sharding(v); }
+
+// One sharding per leaf of `def` (null: unspecified) from jit's in_shardings or out_shardings,
+// a tree prefix of the positional arguments' tuple or of the result (a list reads as a tuple).
+std::vector<Value> shardings_per_leaf(Interp& I, const Value& shardings, const TreeDef& def, const char* what, const char* whose) {
+  if (!shardings || shardings->kind == ObjKind::None) return std::vector<Value>(tree_num_leaves(def));
+  Value prefix = shardings;
+  if (prefix->kind == ObjKind::List && prefix->cls.get() == interp::T().list.get()) prefix = interp::make_tuple(I.to_vector(prefix));
+  auto out = broadcast_prefix(I, prefix, def, is_sharding_leaf, what, whose);
+  for (auto& v : out)
+    if (v->kind == ObjKind::None) v = nullptr;
+  return out;
 }
 
+// Lays value `id` out by a jit sharding: a reshard of its type on Explicit axes, and on Auto
+// axes (which types do not show) a sharding constraint the partitioner lays it out by.
 ir::ValueId apply_sharding(Interp& I, trace::Trace& t, ir::ValueId id, const Value& sharding, const char* what) {
-  if (!sharding || sharding->kind == ObjKind::None) return id;
+  if (!sharding) return id;
   auto target = out_sharding_arg(I, sharding, what);
-  return guarded(I, [&] { return trace::reshard(t, id, target); });
+  return guarded(I, [&] {
+    if (!target) return id;
+    const auto named = sharding::resolve_out_sharding(sharding::RuleContext{t.mesh(), what}, *target, what, /*allow_non_explicit=*/true);
+    const auto& mesh = t.mesh().empty() ? named.abstract_mesh() : t.mesh();
+    const auto want = named.spec().normalized(t.type(id).rank()).entries();
+    std::vector<types::PartitionSpec::Entry> explicit_part;
+    bool names_auto = false, names_explicit = false;
+    for (auto& e : want) {
+      types::PartitionSpec::Entry kept;
+      for (auto& a : e) {
+        const bool is_auto = mesh.has_axis(a) && mesh.axis_type(a) == types::AxisType::Auto;
+        names_auto |= is_auto;
+        if (!is_auto) kept.push_back(a);
+      }
+      names_explicit |= !kept.empty();
+      explicit_part.push_back(kept);
+    }
+    if (!names_auto) return trace::reshard(t, id, target);
+    if (names_explicit || t.type(id).is_sharded()) id = trace::reshard(t, id, types::NamedSharding(named.abstract_mesh(), types::PartitionSpec(explicit_part)));
+    return trace::sharding_constraint(t, id, t.type(id), constrained_layout(t.type(id), named));
+  });
 }
 
 ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
@@ -80,14 +109,27 @@ ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
   });
 }
 
-size_t leaf_count(const TreeDef& d) {
-  if (d.kind == TreeDef::Leaf) return 1;
-  size_t n = 0;
-  for (auto& c : d.children) n += leaf_count(c);
-  return n;
+}  // namespace
+
+std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts, const CacheEntry* entry) {
+  for (const Value& tree : {opts.in_shardings, opts.out_shardings}) {
+    if (!tree || tree->kind == ObjKind::None) continue;
+    std::vector<Value> leaves;
+    FlattenOptions fo;
+    fo.is_leaf = interp::make_builtin("is_sharding_leaf", [](Interp&, interp::CallArgs& a) { return interp::make_bool(is_sharding_leaf(a.args.at(0))); });
+    tree_flatten(I, tree, leaves, fo);
+    for (auto& l : leaves)
+      if (auto* s = as_sharding(l); s && s->named && s->named->is_concrete()) return s->named->mesh();
+  }
+  if (entry) return entry->noted_mesh;
+  return std::nullopt;
 }
 
-}  // namespace
+exec::Placement place_call_inputs(Interp& I, const JitOptions& opts, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves) {
+  if (auto c = context_mesh()) return guarded(I, [&] { return exec::place_inputs(entry.fn, leaves, c); });
+  auto named = sharding_mesh(I, opts, &entry);
+  return guarded(I, [&] { return exec::place_inputs(entry.fn, leaves, named, /*always_context=*/named.has_value()); });
+}
 
 std::string fun_name(Interp& I, const Value& f) {
   if (f->kind == ObjKind::Function) return static_cast<interp::FunctionObj&>(*f).name;
@@ -96,15 +138,42 @@ std::string fun_name(Interp& I, const Value& f) {
 }
 
 // Traces f on abstract values of `leaves` (the dynamic arguments' leaves, structure `in`).
+std::vector<AbstractLeaf> abstract_leaves(const std::vector<exec::ArrayRef>& arrays) {
+  std::vector<AbstractLeaf> out;
+  for (auto& a : arrays) {
+    std::optional<types::Mesh> mesh;
+    if (!a->single_device && a->sharding.is_concrete()) mesh = a->sharding.mesh();
+    out.push_back({a->type, std::move(mesh)});
+  }
+  return out;
+}
+
+std::vector<AbstractLeaf> abstract_leaves(Interp& I, const Value& fun, const CallArgs& a, const CallParts& parts,
+                                          const std::vector<Value>& values) {
+  std::vector<AbstractLeaf> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (auto* s = as_shape_dtype_struct(values[i])) {
+      std::optional<types::Mesh> mesh;
+      if (s->sharding && s->sharding->is_concrete()) mesh = s->sharding->mesh();
+      out.push_back({guarded(I, [&] { return s->type(); }), std::move(mesh)});
+      continue;
+    }
+    std::vector<Value> one{values[i]};
+    out.push_back(abstract_leaves(leaf_arrays(I, fun, a, parts, one)).at(0));
+  }
+  return out;
+}
+
 Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const CallArgs& a, const CallParts& parts,
-                      const TreeDef& in, const std::vector<exec::ArrayRef>& leaves) {
+                      const TreeDef& in, const std::vector<AbstractLeaf>& leaves) {
   std::optional<types::Mesh> mesh;
   for (auto& l : leaves)
-    if (!l->single_device && l->sharding.is_concrete()) {
-      mesh = l->sharding.mesh();
+    if (l.mesh) {
+      mesh = l.mesh;
       break;
     }
   auto& ctx = trace::MeshContext::get();
+  if (!mesh && !ctx.concrete()) mesh = sharding_mesh(I, opts);
   types::AbstractMesh abstract = mesh ? mesh->abstract_mesh() : ctx.abstract();
   if (!mesh && ctx.concrete()) mesh = ctx.concrete();
   TraceMeshScope scope(mesh);
@@ -115,17 +184,12 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
 
   // Parameters (resharded to in_shardings per top-level dynamic positional argument).
   std::vector<Value> tracers;
-  const auto& pos_tree = in.children.at(0);  // tuple of dynamic positionals
-  size_t leaf = 0;
-  for (size_t i = 0; i < pos_tree.children.size() + 1; ++i) {
-    const TreeDef& sub = i < pos_tree.children.size() ? pos_tree.children[i] : in.children.at(1);
-    const size_t count = leaf_count(sub);
-    Value sh = i < pos_tree.children.size() ? sharding_for(I, opts.in_shardings, i, pos_tree.children.size(), "in_shardings") : nullptr;
-    for (size_t k = 0; k < count; ++k, ++leaf) {
-      auto id = t->param(leaves.at(leaf)->type);
-      id = apply_sharding(I, *t, id, sh, "jit's in_shardings");
-      tracers.push_back(wrap_tracer(t, id));
-    }
+  const auto in_shardings = shardings_per_leaf(I, opts.in_shardings, in.children.at(0), "jit's in_shardings",
+                                               "the positional arguments' tuple");  // the dynamic positionals; keywords come after
+  for (size_t leaf = 0; leaf < leaves.size(); ++leaf) {
+    auto id = t->param(leaves[leaf].type);
+    if (leaf < in_shardings.size()) id = apply_sharding(I, *t, id, in_shardings[leaf], "jit's in_shardings");
+    tracers.push_back(wrap_tracer(t, id));
   }
   size_t pos = 0;
   Value dynamic = tree_unflatten(I, in, tracers, pos);
@@ -145,22 +209,9 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
                           tr->type().str_short()));
     ids.push_back(tr ? tr->id : constant_leaf(I, *t, v));
   }
-  // out_shardings: one for all outputs, or one per element of a returned tuple/list.
-  if (opts.out_shardings && opts.out_shardings->kind != ObjKind::None) {
-    const bool per_item = (opts.out_shardings->kind == ObjKind::Tuple || opts.out_shardings->kind == ObjKind::List) &&
-                          (out.kind == TreeDef::Tuple || out.kind == TreeDef::List);
-    if (!per_item) {
-      for (auto& id : ids) id = apply_sharding(I, *t, id, opts.out_shardings, "jit's out_shardings");
-    } else {
-      size_t k = 0;
-      for (size_t i = 0; i < out.children.size(); ++i) {
-        Value sh = sharding_for(I, opts.out_shardings, i, out.children.size(), "out_shardings");
-        const size_t count = leaf_count(out.children[i]);
-        for (size_t c = 0; c < count; ++c, ++k) ids[k] = apply_sharding(I, *t, ids[k], sh, "jit's out_shardings");
-      }
-    }
-  }
-  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out)}; });
+  const auto out_shardings = shardings_per_leaf(I, opts.out_shardings, out, "jit's out_shardings", "the function's result");
+  for (size_t k = 0; k < ids.size(); ++k) ids[k] = apply_sharding(I, *t, ids[k], out_shardings[k], "jit's out_shardings");
+  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out), t->noted_mesh()}; });
 }
 
 }  // namespace shard::api::jit_detail
