@@ -402,11 +402,12 @@ Value with_sharding_constraint(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "with_sharding_constraint", {"x", "shardings"});
   std::vector<Value> leaves;
   TreeDef def = tree_flatten(I, p.get("x"), leaves);
-  auto ss = shardings_for(I, p.get("shardings"), leaves.size(), "with_sharding_constraint's shardings");
+  // A tree prefix of x; a None entry leaves its subtree unconstrained.
+  auto is_sharding_leaf = [](const Value& v) { return v->kind == ObjKind::None || spec_of(v) || as_sharding(v); };
+  auto ss = broadcast_prefix(I, p.get("shardings"), def, is_sharding_leaf, "with_sharding_constraint's shardings", "the values");
   for (size_t i = 0; i < leaves.size(); ++i) {
-    if (!is_array_like(leaves[i])) continue;
-    if (!ss[i]) I.raise("ValueError", "with_sharding_constraint: the sharding cannot be None");
-    leaves[i] = constrain_leaf(I, leaves[i], *ss[i]);
+    if (!is_array_like(leaves[i]) || ss[i]->kind == ObjKind::None) continue;
+    leaves[i] = constrain_leaf(I, leaves[i], *out_sharding_arg(I, ss[i], "with_sharding_constraint"));
   }
   size_t pos = 0;
   return tree_unflatten(I, def, leaves, pos);
