@@ -387,7 +387,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
   m.dict.set("Array", array_class());
   m.dict.set("Device", device_class());
   for (auto [dotted, leaf] : {std::pair{"jax.sharding", "sharding"}, std::pair{"jax.experimental", "experimental"},
-                              std::pair{"jax.debug", "debug"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
+                              std::pair{"jax.debug", "debug"}, std::pair{"jax.core", "core"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.tree", "tree"}, std::pair{"jax.random", "random"},
                               std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"},
                               std::pair{"jax.checkpoint_policies", "checkpoint_policies"}})
@@ -412,6 +412,9 @@ void fill_sharding(Interp& I, ModuleObj& m) {
   add(m, "reshard", jax_reshard);
   install_axis_type_scopes(m);
 }
+
+// jax.core: the Tracer class (what `isinstance(x, jax.core.Tracer)` checks under a trace).
+void fill_core(Interp&, ModuleObj& m) { m.dict.set("Tracer", core_tracer_class()); }
 
 void fill_experimental(Interp& I, ModuleObj& m) {
   bind_submodule(I, m, "jax.experimental.mesh_utils", "mesh_utils");
@@ -441,6 +444,7 @@ void register_jax_modules() {
   interp::Interp::register_builtin_module("jax.experimental.shard", fill_experimental_shard);
   interp::Interp::register_builtin_module("jax.experimental.shard_map", fill_experimental_shard_map);
   interp::Interp::register_builtin_module("jax.debug", fill_debug);
+  interp::Interp::register_builtin_module("jax.core", fill_core);
   init_classes();
   install_array_placement();
 }

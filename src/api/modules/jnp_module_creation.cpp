@@ -8,6 +8,7 @@
 
 #include "api/modules/jnp_module.hpp"
 #include "api/objects/dtype_value.hpp"
+#include "api/objects/sharding_objects.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"
@@ -142,6 +143,10 @@ Value array_impl(Interp& I, CallArgs& a, bool copy_default) {
   auto dt = dtype_arg(I, p.get("dtype"));
   OptOutSharding out = placement(I, p);
   int64_t ndmin = p.has("ndmin") ? int_arg(I, p.get("ndmin"), "ndmin") : 0;
+  // A list of devices (Haliax's documentation builds meshes with jnp.array(jax.devices())):
+  // numpy's object array, which is what Mesh takes.
+  if (!dt && obj && (obj->kind == ObjKind::List || obj->kind == ObjKind::Tuple))
+    if (auto objects = object_array_from_python(I, obj)) return *objects;
   Value r;
   if (is_array_like(obj)) {
     r = dt ? op_astype(I, obj, storage_dtype(*dt, false)) : (copy_default ? op_astype(I, obj, type_of(obj).dtype()) : obj);

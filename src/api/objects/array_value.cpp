@@ -28,8 +28,13 @@ ClassP ndarray_class() {
   static ClassP c = interp::make_class("ndarray", {interp::T().object}, "numpy");
   return c;
 }
+ClassP core_tracer_class() {
+  static ClassP c = interp::make_class("Tracer", {interp::T().object}, "jax.core");
+  return c;
+}
+
 ClassP tracer_class() {
-  static ClassP c = interp::make_class("DynamicJaxprTracer", {interp::T().object}, "jax._src.interpreters.partial_eval");
+  static ClassP c = interp::make_class("DynamicJaxprTracer", {core_tracer_class()}, "jax._src.interpreters.partial_eval");
   return c;
 }
 

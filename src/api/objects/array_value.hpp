@@ -39,6 +39,7 @@ struct TracerObj : interp::NativeObj {
 ClassP array_class();    // jax.Array (prints as <class 'jaxlib.xla_extension.ArrayImpl'>)
 ClassP ndarray_class();  // numpy.ndarray
 ClassP tracer_class();
+ClassP core_tracer_class();  // jax.core.Tracer, its base: isinstance(x, jax.core.Tracer) under jit
 
 Value wrap(exec::ArrayRef a, bool host = false);
 Value wrap_tracer(std::shared_ptr<trace::Trace> t, ir::ValueId v);
