@@ -320,6 +320,17 @@ Value jax_use_mesh(Interp& I, CallArgs& a) {
   return use_mesh_context(mesh_arg(I, p.get("mesh"), "use_mesh"));
 }
 
+// with use_abstract_mesh(AbstractMesh(...)): the context's abstract mesh for the block (what
+// tracing and get_abstract_mesh see), with no concrete devices.
+Value jax_use_abstract_mesh(Interp& I, CallArgs& a) {
+  interp::ArgParser p(I, a, "use_abstract_mesh", {"mesh"});
+  auto* am = dynamic_cast<AbstractMeshObj*>(p.get("mesh").get());
+  if (!am) I.raise("TypeError", fmt::format("use_abstract_mesh needs a jax.sharding.AbstractMesh, got {}", I.repr(p.get("mesh"))));
+  types::AbstractMesh mesh = am->mesh;
+  return context_manager([mesh] { trace::MeshContext::get().push_abstract(mesh); return interp::none(); },
+                         [] { trace::MeshContext::get().pop_abstract(); });
+}
+
 Value jax_get_abstract_mesh(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "get_abstract_mesh", {});
   return abstract_mesh_value(trace::MeshContext::get().abstract());
@@ -385,6 +396,9 @@ void fill_jax(Interp& I, ModuleObj& m) {
   install_global_arrays(m);
   add(m, "set_mesh", jax_set_mesh);
   m.dict.set("Array", array_class());
+  m.dict.set("P", spec_class());  // current JAX's top-level aliases
+  m.dict.set("NamedSharding", named_sharding_class());
+  add(m, "reshard", jax_reshard);
   m.dict.set("Device", device_class());
   for (auto [dotted, leaf] : {std::pair{"jax.sharding", "sharding"}, std::pair{"jax.experimental", "experimental"},
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.core", "core"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
@@ -407,6 +421,7 @@ void fill_sharding(Interp& I, ModuleObj& m) {
   m.dict.set("Sharding", sharding_base_class());
   add(m, "use_mesh", jax_use_mesh);
   add(m, "set_mesh", jax_set_mesh);
+  add(m, "use_abstract_mesh", jax_use_abstract_mesh);
   add(m, "get_abstract_mesh", jax_get_abstract_mesh);
   add(m, "get_mesh", jax_get_mesh);
   add(m, "reshard", jax_reshard);

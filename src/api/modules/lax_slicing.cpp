@@ -132,6 +132,67 @@ void add_slicing(ModuleObj& m) {
       return std::vector<ValueId>{trace::dynamic_update_slice(t, ids[0], ids[1], starts)};
     });
   });
+  // The *_in_dim forms: one axis's start (and size); the other dims whole, from 0.
+  const Value dynamic_slice = *m.dict.find("dynamic_slice");
+  const Value dynamic_update_slice = *m.dict.find("dynamic_update_slice");
+  auto starts_at = [](size_t rank, size_t axis, const Value& start) {
+    std::vector<Value> starts(rank, interp::make_int(0));
+    starts[axis] = start;
+    return interp::make_list(std::move(starts));
+  };
+  def_lax(m, "dynamic_slice_in_dim", [dynamic_slice, starts_at](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "dynamic_slice_in_dim", {"operand", "start_index", "slice_size", "axis="});
+    Value x = lax_operand(I, p.get("operand"), "dynamic_slice_in_dim", 0);
+    const auto xt = type_of(x);
+    const auto ax = static_cast<size_t>(guarded(I, [&] { return trace::normalize_axis("dynamic_slice_in_dim", p.has("axis") ? int_arg(I, p.get("axis"), "axis") : 0, xt.rank()); }));
+    Shape sizes = xt.shape();
+    sizes[ax] = int_arg(I, p.get("slice_size"), "slice_size");
+    return I.call(dynamic_slice, {x, starts_at(xt.rank(), ax, p.get("start_index")), interp::bi::int_tuple(sizes)});
+  });
+  def_lax(m, "dynamic_index_in_dim", [dynamic_slice, starts_at](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "dynamic_index_in_dim", {"operand", "index", "axis=", "keepdims="});
+    Value x = lax_operand(I, p.get("operand"), "dynamic_index_in_dim", 0);
+    const auto xt = type_of(x);
+    const auto ax = static_cast<size_t>(guarded(I, [&] { return trace::normalize_axis("dynamic_index_in_dim", p.has("axis") ? int_arg(I, p.get("axis"), "axis") : 0, xt.rank()); }));
+    Shape sizes = xt.shape();
+    sizes[ax] = 1;
+    Value r = I.call(dynamic_slice, {x, starts_at(xt.rank(), ax, p.get("index")), interp::bi::int_tuple(sizes)});
+    if (!p.has("keepdims") || I.truthy(p.get("keepdims"))) return r;
+    return apply(I, "squeeze", {r}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{trace::squeeze(t, ids[0], std::vector<int64_t>{static_cast<int64_t>(ax)})};
+    });
+  });
+  def_lax(m, "dynamic_update_slice_in_dim", [dynamic_update_slice, starts_at](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "dynamic_update_slice_in_dim", {"operand", "update", "start_index", "axis"});
+    Value x = lax_operand(I, p.get("operand"), "dynamic_update_slice_in_dim", 0);
+    const auto xt = type_of(x);
+    const auto ax = static_cast<size_t>(guarded(I, [&] { return trace::normalize_axis("dynamic_update_slice_in_dim", int_arg(I, p.get("axis"), "axis"), xt.rank()); }));
+    return I.call(dynamic_update_slice, {x, p.get("update"), starts_at(xt.rank(), ax, p.get("start_index"))});
+  });
+  // top_k(operand, k): the k largest entries along the last axis, largest first, and their
+  // indices (ties: the lower index first). A stable sort by (value, -index), reversed.
+  def_lax(m, "top_k", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "top_k", {"operand", "k"});
+    Value x = lax_operand(I, p.get("operand"), "top_k", 0);
+    const int64_t k = int_arg(I, p.get("k"), "k");
+    auto outs = apply_multi(I, "top_k", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      const auto xt = t.type(ids[0]);
+      if (xt.rank() == 0) throw types::ShardingError("TypeError", "top_k operand must have >= 1 dimension, got ()");
+      const int64_t last = static_cast<int64_t>(xt.rank()) - 1;
+      const int64_t n = xt.shape()[static_cast<size_t>(last)];
+      if (k < 0 || k > n)
+        throw types::ShardingError("ValueError", fmt::format("k argument to top_k must be nonnegative and not larger than the last dimension "
+                                                             "of the operand, got k={} for operand shape {}", k, types::py_int_tuple(xt.shape())));
+      ValueId index = trace::iota(t, DType::I32, xt.shape(), last, std::nullopt);
+      ValueId neg_index = trace::unary(t, "neg", EwOp::Neg, index);
+      auto sorted = trace::sort_multi(t, {ids[0], neg_index, index}, last, 2);
+      Shape start(xt.rank(), 0), limit = xt.shape();
+      limit[static_cast<size_t>(last)] = k;
+      auto first_k = [&](ValueId v) { return trace::slice(t, trace::rev(t, v, {last}), start, limit, {}); };
+      return std::vector<ValueId>{first_k(sorted[0]), first_k(sorted[2])};
+    });
+    return interp::make_list(std::move(outs));
+  });
 }
 
 }  // namespace shard::api::lax

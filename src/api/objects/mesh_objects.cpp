@@ -148,6 +148,10 @@ ClassP context_class() {
 void push_context_mesh(const types::Mesh& m) { trace::MeshContext::get().push(m); }
 void pop_context_mesh() { trace::MeshContext::get().pop(); }
 
+Value context_manager(std::function<Value()> enter, std::function<void()> exit) {
+  return std::make_shared<ContextObj>(context_class(), std::move(enter), std::move(exit));
+}
+
 Value use_mesh_context(const types::Mesh& m) {
   return std::make_shared<ContextObj>(
       context_class(), [m] { push_context_mesh(m); return interp::none(); }, [] { pop_context_mesh(); });

@@ -4,6 +4,7 @@
 // types library; the helpers convert between Python values and those types for every
 // binding that takes `out_sharding=`, a mesh or a spec.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,9 @@ std::optional<types::AbstractMesh> abstract_mesh_of(const Value& v);  // either 
 Value mesh_shape_dict(Interp& I, const std::vector<std::pair<std::string, int64_t>>& shape);
 
 // use_mesh / set_mesh: the context mesh (trace::MeshContext) as context managers.
+// A context manager object: `enter` runs at __enter__ (its value is what `as` binds), `exit`
+// at __exit__.
+Value context_manager(std::function<Value()> enter, std::function<void()> exit);
 Value use_mesh_context(const types::Mesh& m);   // `with use_mesh(m):` / `with m:`
 Value set_mesh_now(const types::Mesh& m);       // sets now; the result restores on __exit__
 void push_context_mesh(const types::Mesh& m);
