@@ -143,6 +143,16 @@ PatternCache& cache() {
 }
 constexpr size_t kMaxCache = 512;
 
+pcre2_code* compile_pcre(const std::string& pcre, uint32_t options, int& code, PCRE2_SIZE& offset) {
+  pcre2_compile_context* context = pcre2_compile_context_create(nullptr);
+  pcre2_set_newline(context, PCRE2_NEWLINE_LF);  // Python's '.', '^' and '$' know only '\n'
+  pcre2_set_parens_nest_limit(context, 1000);     // the translator's own limit comes first
+  pcre2_code* compiled =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pcre.data()), pcre.size(), options, &code, &offset, context);
+  pcre2_compile_context_free(context);
+  return compiled;
+}
+
 Value compile_str(Interp& I, const std::string& source, int64_t flags) {
   auto& c = cache();
   auto key = std::make_pair(source, flags);
@@ -156,33 +166,30 @@ Value compile_str(Interp& I, const std::string& source, int64_t flags) {
   } catch (const SyntaxError& e) {
     raise_syntax_error(I, e, source);
   }
-  uint32_t options = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C;
+  uint32_t options = PCRE2_UTF | PCRE2_NEVER_BACKSLASH_C;
   if (!(t.flags & kAscii)) options |= PCRE2_UCP;
   if (t.flags & kIgnoreCase) options |= PCRE2_CASELESS;
-  if (t.flags & kMultiline) options |= PCRE2_MULTILINE;
+  // Python's multi-line '^' also matches after a newline that ends the text
+  if (t.flags & kMultiline) options |= PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX;
   if (t.flags & kDotAll) options |= PCRE2_DOTALL;
-  pcre2_compile_context* context = pcre2_compile_context_create(nullptr);
-  pcre2_set_newline(context, PCRE2_NEWLINE_LF);  // Python's '.', '^' and '$' know only '\n'
   int code = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(t.pcre.data()), t.pcre.size(), options, &code,
-                                       &offset, context);
-  pcre2_compile_context_free(context);
+  pcre2_code* compiled = compile_pcre(t.pcre, options, code, offset);
   if (!compiled) {
     if (code == PCRE2_ERROR_LOOKBEHIND_NOT_FIXED_LENGTH)
       raise_syntax_error(I, {"look-behind requires fixed-width pattern", std::nullopt, ""}, source);
-    PCRE2_UCHAR message[256];
-    pcre2_get_error_message(code, message, sizeof message);
     size_t pos = offset < t.origin.size() ? t.origin[offset] : numfmt::utf8_length(source);
-    raise_syntax_error(I, {reinterpret_cast<const char*>(message), pos, ""}, source);
+    raise_syntax_error(I, {pcre2_message(code), pos, ""}, source);
   }
-  pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // optional: matching falls back to the interpreter
+  pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // optional: without it PCRE2 interprets
   auto p = std::make_shared<PatternObj>(g_pattern);
   p->pattern = source;
   p->flags = t.flags;
   p->groups = t.groups;
   p->names = std::move(t.names);
   p->close_rank = std::move(t.close_rank);
+  p->pcre = std::move(t.pcre);
+  p->options = options;
   p->code = compiled;
   std::lock_guard lock(c.mu);
   if (c.entries.size() >= kMaxCache) {
@@ -232,16 +239,21 @@ void fill_re(Interp& I, ModuleObj& m) {
       };
     init_pattern_class(g_pattern);
     init_match_class(g_match);
+    g_flag->dict.set("NOFLAG", make_flag(0));
+    for (auto& f : kFlagMembers) {
+      g_flag->dict.set(f.name, make_flag(f.bit));
+      if (f.alias) g_flag->dict.set(f.alias, *g_flag->dict.find(f.name));
+    }
   }
   m.dict.set("error", g_error);
   m.dict.set("Pattern", g_pattern);
   m.dict.set("Match", g_match);
   m.dict.set("RegexFlag", g_flag);
-  m.dict.set("NOFLAG", make_flag(0));
+  // the members of RegexFlag, also as module constants (re.I is re.IGNORECASE)
+  m.dict.set("NOFLAG", *g_flag->dict.find("NOFLAG"));
   for (auto& f : kFlagMembers) {
-    Value flag = make_flag(f.bit);
-    m.dict.set(f.name, flag);
-    if (f.alias) m.dict.set(f.alias, flag);
+    m.dict.set(f.name, *g_flag->dict.find(f.name));
+    if (f.alias) m.dict.set(f.alias, *g_flag->dict.find(f.name));
   }
   m.dict.set("compile", make_builtin("compile", [](Interp& I, CallArgs& a) {
                ArgParser p(I, a, "compile", {"pattern", "flags="});
@@ -287,6 +299,12 @@ void fill_re(Interp& I, ModuleObj& m) {
 
 }  // namespace
 
+std::string pcre2_message(int code) {
+  PCRE2_UCHAR message[256];
+  pcre2_get_error_message(code, message, sizeof message);
+  return reinterpret_cast<const char*>(message);
+}
+
 ClassP pattern_class() { return g_pattern; }
 ClassP match_class() { return g_match; }
 
@@ -323,6 +341,17 @@ PatternObj& compiled(Interp& I, Value& pattern, const Value& flags_arg) {
   if (!s) I.raise("TypeError", "first argument must be string or compiled pattern");
   pattern = compile_str(I, s->v, flags);
   return static_cast<PatternObj&>(*pattern);
+}
+
+pcre2_code* lenient_code(Interp& I, PatternObj& re) {
+  if (!re.lenient_code) {
+    // No JIT here: PCRE2 10.42's JIT mishandles \W, \D, \S under PCRE2_MATCH_INVALID_UTF.
+    int code = 0;
+    PCRE2_SIZE offset = 0;
+    re.lenient_code = compile_pcre(re.pcre, re.options | PCRE2_MATCH_INVALID_UTF, code, offset);
+    if (!re.lenient_code) I.raise("RuntimeError", "cannot compile the pattern for non-UTF-8 text: " + pcre2_message(code));
+  }
+  return re.lenient_code;
 }
 
 void register_re_module() { Interp::register_builtin_module("re", fill_re); }

@@ -34,19 +34,25 @@ bool Scanner::next(uint32_t anchor) {
   }
   uint32_t options = anchor | (must_advance_ ? PCRE2_NOTEMPTY_ATSTART : 0);
   auto subject = reinterpret_cast<PCRE2_SPTR>(text_.data());
-  int rc = pcre2_match(re_.code, subject, end_byte_, cursor_, options, data_, nullptr);
-  // The JIT's stack is small; the interpreter's limits are PCRE2's heap and match limits.
-  if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
-    rc = pcre2_match(re_.code, subject, end_byte_, cursor_, options | PCRE2_NO_JIT, data_, nullptr);
+  auto run = [&](uint32_t extra) {
+    pcre2_code* code = lenient_ ? lenient_code(I_, re_) : re_.code;
+    int rc = pcre2_match(code, subject, end_byte_, cursor_, options | extra, data_, nullptr);
+    // The JIT's stack is small; the interpreter's limits are PCRE2's heap and match limits.
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+      rc = pcre2_match(code, subject, end_byte_, cursor_, options | extra | PCRE2_NO_JIT, data_, nullptr);
+    return rc;
+  };
+  int rc = run(checked_ ? PCRE2_NO_UTF_CHECK : 0);
+  if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21 && !lenient_) {
+    lenient_ = true;
+    rc = run(0);
+  }
+  checked_ = !lenient_;
   if (rc == PCRE2_ERROR_NOMATCH) {
     done_ = true;
     return false;
   }
-  if (rc < 0) {
-    PCRE2_UCHAR message[256];
-    pcre2_get_error_message(rc, message, sizeof message);
-    I_.raise("RuntimeError", std::string("regular expression matching failed: ") + reinterpret_cast<char*>(message));
-  }
+  if (rc < 0) I_.raise("RuntimeError", "regular expression matching failed: " + pcre2_message(rc));
   set_ = size_t(rc);
   must_advance_ = ovector_[0] == ovector_[1];
   cursor_ = ovector_[1];

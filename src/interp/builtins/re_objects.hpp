@@ -21,9 +21,20 @@ struct PatternObj : NativeObj {
   size_t groups = 0;
   std::vector<std::pair<std::string, size_t>> names;  // named groups in definition order
   std::vector<size_t> close_rank;                     // see Translation::close_rank
+  std::string pcre;                                   // the PCRE2 source and compile options
+  uint32_t options = 0;
+  // For valid UTF-8 text, checked once per scan. A str holding a lone surrogate (stored as
+  // its 3-byte form) is not valid UTF-8: it is searched with `lenient_code`, compiled on
+  // first need with PCRE2_MATCH_INVALID_UTF, under which no pattern matches the surrogate.
+  // (That option is not the default: without the JIT it makes every match call cost a pass
+  // over the whole text.)
   pcre2_code* code = nullptr;
+  pcre2_code* lenient_code = nullptr;
   using NativeObj::NativeObj;
-  ~PatternObj() override { pcre2_code_free(code); }
+  ~PatternObj() override {
+    pcre2_code_free(code);
+    pcre2_code_free(lenient_code);
+  }
 };
 
 struct MatchObj : NativeObj {
@@ -49,6 +60,10 @@ ClassP match_class();
 void init_pattern_class(const ClassP& cls);
 void init_match_class(const ClassP& cls);
 
+// PCRE2's text for an error code.
+std::string pcre2_message(int code);
+// The pattern's lenient_code, compiled on first use.
+pcre2_code* lenient_code(Interp& I, PatternObj& re);
 // re.error(msg, pattern, pos) for a syntax error, or the built-in error CPython raises.
 [[noreturn]] void raise_syntax_error(Interp& I, const SyntaxError& e, const std::string& source);
 // The text of a subject string argument (TypeError "expected string or bytes-like object").
@@ -90,6 +105,8 @@ class Scanner {
   int64_t pos_, endpos_;        // code points, clamped
   size_t cursor_, end_byte_;    // byte offsets: where the next search starts, the end limit
   bool must_advance_ = false, done_ = false;
+  bool checked_ = false;        // PCRE2 has found the text valid UTF-8 (no need to check again)
+  bool lenient_ = false;        // the text is not valid UTF-8: lenient_code searches it
   pcre2_match_data* data_;
   const PCRE2_SIZE* ovector_;
   size_t set_ = 0;              // groups (with group 0) the last match reported

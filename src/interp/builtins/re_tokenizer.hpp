@@ -17,13 +17,8 @@ inline bool is_octal(char32_t c) { return c >= '0' && c <= '7'; }
 inline bool is_hex(char32_t c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 inline bool is_ascii_letter(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-// str.isidentifier(), as the interpreter's str implements it.
-inline bool is_identifier(std::u32string_view s) {
-  if (s.empty() || !(cp_is_alpha(s[0]) || s[0] == '_')) return false;
-  for (char32_t c : s)
-    if (!(cp_is_alpha(c) || cp_is_digit(c) || c == '_')) return false;
-  return true;
-}
+// str.isidentifier() for group names, by Unicode category (XID_Start / XID_Continue).
+bool is_identifier(std::u32string_view s);
 
 // Python's repr() of a str given as code points (for messages such as "unknown group name 'x'").
 std::string repr_u32(std::u32string_view s);

@@ -13,6 +13,9 @@
 //     Python identifier is a valid name
 #include <fmt/format.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "interp/builtins/re_tokenizer.hpp"
 #include "interp/builtins/support.hpp"
 
@@ -20,10 +23,27 @@ namespace shard::interp::bi::re {
 
 std::string repr_u32(std::u32string_view s) { return str_repr(from_u32(s)); }
 
+bool is_identifier(std::u32string_view s) {
+  // XID_Start is letters, letter numbers and '_'; XID_Continue adds marks, digits and connectors.
+  static pcre2_code* const identifier = [] {
+    const char* pattern = R"(\A[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*\z)";
+    int code;
+    PCRE2_SIZE offset;
+    return pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern), PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP, &code,
+                         &offset, nullptr);
+  }();
+  std::string text = from_u32(s);
+  pcre2_match_data* data = pcre2_match_data_create_from_pattern(identifier, nullptr);
+  int rc = pcre2_match(identifier, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, data, nullptr);
+  pcre2_match_data_free(data);
+  return rc > 0;
+}
+
 namespace {
 
 constexpr uint64_t kMaxRepeat = 4294967295u;  // _sre.MAXREPEAT
 constexpr uint64_t kMaxGroups = 1073741823u;  // _sre.MAXGROUPS on 64-bit builds
+constexpr size_t kMaxDepth = 400;             // nested groups (see group())
 
 bool is_py_space(char32_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -101,6 +121,10 @@ class Translator {
     closed_[gid] = true;
     t_.close_rank[gid - 1] = closes_++;
   }
+
+  // Unicode matching (not ASCII). Global flags come first, so this is settled by the time a
+  // class escape is read.
+  bool unicode() const { return !(t_.flags & kAscii); }
 
   // ---- output ----
   void put(std::string_view s, size_t at) {
@@ -253,8 +277,13 @@ class Translator {
       case 'Z': put("\\z", at); return Item::Anchor;
       case 'b': put("\\b", at); return Item::Anchor;
       case 'B': put("\\B", at); return Item::Anchor;
-      case 'd': case 'D': case 's': case 'S': case 'w': case 'W':
+      case 'd': case 'D': case 'w': case 'W':
         put(utf8(tok), at);
+        return Item::Other;
+      case 's': case 'S':
+        // Python's Unicode \s also holds \x1c-\x1f (str.isspace()); PCRE2's does not. (Inside
+        // a class, \S still lets them through: a class cannot subtract.)
+        put(unicode() ? (c == 's' ? "[\\s\\x{1c}-\\x{1f}]" : "[^\\s\\x{1c}-\\x{1f}]") : utf8(tok), at);
         return Item::Other;
       case 'a': put_literal('\a', at); return Item::Other;
       case 'f': put_literal('\f', at); return Item::Other;
@@ -310,7 +339,7 @@ class Translator {
       case '\\': return {true, '\\'};
       case 'd': return {false, 0, "\\d"};
       case 'D': return {false, 0, "\\D"};
-      case 's': return {false, 0, "\\s"};
+      case 's': return {false, 0, unicode() ? "\\s\\x{1c}-\\x{1f}" : "\\s"};
       case 'S': return {false, 0, "\\S"};
       case 'w': return {false, 0, "\\w"};
       case 'W': return {false, 0, "\\W"};
@@ -433,6 +462,12 @@ class Translator {
   // A group after '(' at `start`; the item it appends, or nullopt when it appends none (a
   // comment or global flags).
   std::optional<Item> group(size_t start, bool& verbose, int nested, bool at_start) {
+    // CPython's recursive parser runs out of stack a little under 500 levels.
+    if (++depth_ > kMaxDepth) throw SyntaxError{"maximum recursion depth exceeded", std::nullopt, "RecursionError"};
+    struct Leave {
+      size_t& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     bool capture = true;
     std::optional<std::u32string> name;
     int64_t add = 0, del = 0;
@@ -572,6 +607,7 @@ class Translator {
   std::optional<size_t> lookbehind_groups_;  // groups() when the outermost lookbehind began
   std::vector<std::pair<size_t, size_t>> forward_refs_;  // conditional references: group, position
   size_t closes_ = 0;
+  size_t depth_ = 0;  // groups open around the current position
 };
 
 }  // namespace
