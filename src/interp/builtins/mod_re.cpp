@@ -2,6 +2,7 @@
 // (Python syntax -> re_translate -> PCRE2) through a cache like CPython's re._cache.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -145,6 +146,10 @@ constexpr size_t kMaxCache = 512;
 
 pcre2_code* compile_pcre(const std::string& pcre, uint32_t options, int& code, PCRE2_SIZE& offset) {
   pcre2_compile_context* context = pcre2_compile_context_create(nullptr);
+  if (!context) {
+    code = PCRE2_ERROR_NOMEMORY;
+    return nullptr;
+  }
   pcre2_set_newline(context, PCRE2_NEWLINE_LF);  // Python's '.', '^' and '$' know only '\n'
   pcre2_set_parens_nest_limit(context, 1000);     // the translator's own limit comes first
   pcre2_code* compiled =
@@ -172,17 +177,17 @@ Value compile_str(Interp& I, const std::string& source, int64_t flags) {
   // Python's multi-line '^' also matches after a newline that ends the text
   if (t.flags & kMultiline) options |= PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX;
   if (t.flags & kDotAll) options |= PCRE2_DOTALL;
+  auto p = std::make_shared<PatternObj>(g_pattern);  // owns the code from here on
   int code = 0;
   PCRE2_SIZE offset = 0;
-  pcre2_code* compiled = compile_pcre(t.pcre, options, code, offset);
-  if (!compiled) {
+  p->code = compile_pcre(t.pcre, options, code, offset);
+  if (!p->code) {
     if (code == PCRE2_ERROR_LOOKBEHIND_NOT_FIXED_LENGTH)
       raise_syntax_error(I, {"look-behind requires fixed-width pattern", std::nullopt, ""}, source);
     size_t pos = offset < t.origin.size() ? t.origin[offset] : numfmt::utf8_length(source);
     raise_syntax_error(I, {pcre2_message(code), pos, ""}, source);
   }
-  pcre2_jit_compile(compiled, PCRE2_JIT_COMPLETE);  // optional: without it PCRE2 interprets
-  auto p = std::make_shared<PatternObj>(g_pattern);
+  pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE);  // optional: without it PCRE2 interprets
   p->pattern = source;
   p->flags = t.flags;
   p->groups = t.groups;
@@ -190,7 +195,6 @@ Value compile_str(Interp& I, const std::string& source, int64_t flags) {
   p->close_rank = std::move(t.close_rank);
   p->pcre = std::move(t.pcre);
   p->options = options;
-  p->code = compiled;
   std::lock_guard lock(c.mu);
   if (c.entries.size() >= kMaxCache) {
     c.entries.erase(c.order.front());
@@ -354,10 +358,8 @@ pcre2_code* lenient_code(Interp& I, PatternObj& re) {
   return re.lenient_code;
 }
 
-void register_re_module() { Interp::register_builtin_module("re", fill_re); }
-
 }  // namespace shard::interp::bi::re
 
 namespace shard::interp::bi {
-void register_re_module() { re::register_re_module(); }
+void register_re_module() { Interp::register_builtin_module("re", re::fill_re); }
 }  // namespace shard::interp::bi

@@ -43,9 +43,10 @@ std::vector<TemplatePiece> parse_template(std::string_view repl, size_t groups,
         add_group(found->second, name.size() + 1);
         continue;
       }
-      bool digits = !name.empty() && name.size() <= 18;
+      bool digits = !name.empty();
       for (char32_t d : name) digits = digits && is_digit(d);
       if (!digits) s.error("bad character in group name " + repr_u32(name), name.size() + 1);
+      if (name.size() > 18) s.error("invalid group reference " + from_u32(name), name.size() + 1);
       add_group(std::stoull(from_u32(name)), name.size() + 1);
     } else if (c == '0') {
       std::u32string esc = tok + s.get_while(2, is_octal);
