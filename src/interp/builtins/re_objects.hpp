@@ -3,8 +3,9 @@
 //                       the pattern cache
 //   mod_re_pattern.cpp  Pattern objects and the scans behind search/findall/sub/split
 //   mod_re_match.cpp    Match objects and template expansion
-// Patterns run on PCRE2 (8-bit, UTF + UCP). Python positions are code-point indices; PCRE2
-// works in byte offsets of the UTF-8 text, converted by Scanner.
+// Patterns run on PCRE2 (8-bit, UTF mode, Unicode properties unless re.ASCII, JIT-compiled).
+// Python positions are code-point indices; PCRE2 works in byte offsets of the UTF-8 text,
+// converted by Scanner.
 #pragma once
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -66,9 +67,10 @@ std::string pcre2_message(int code);
 pcre2_code* lenient_code(Interp& I, PatternObj& re);
 // re.error(msg, pattern, pos) for a syntax error, or the built-in error CPython raises.
 [[noreturn]] void raise_syntax_error(Interp& I, const SyntaxError& e, const std::string& source);
-// The text of a subject string argument (TypeError "expected string or bytes-like object").
+// The string argument to search, checked to be a str ("expected string or bytes-like object").
 Value subject_arg(Interp& I, const Value& v);
-// Pattern argument of a module function or a Pattern: compiled (through the cache) if a str.
+// A pattern argument: a Pattern as it is, a str compiled with `flags` (null: 0) through the
+// cache; `pattern` is replaced by the Pattern.
 PatternObj& compiled(Interp& I, Value& pattern, const Value& flags);
 
 // Successive matches of a pattern over one str between pos and endpos (Python's clamping),
