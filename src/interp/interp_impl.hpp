@@ -213,6 +213,7 @@ struct Interp::Impl {
   void exec_raise(const ast::Stmt& s, Frame& f);
   void exec_funcdef(const ast::Stmt& s, Frame& f);
   void exec_classdef(const ast::Stmt& s, Frame& f);
+  void record_annotation(const ast::Stmt& s, Frame& f);  // `x: T` in a module or class body
   void exec_import(const ast::Stmt& s, Frame& f);
   void exec_import_from(const ast::Stmt& s, Frame& f);
   void assign(const ast::Expr& target, Value v, Frame& f);
