@@ -1,7 +1,7 @@
 // Type-hint support: `list[int]`-style aliases (type.__getitem__), `int | None` unions
-// (type.__or__), and the `typing` and `abc` modules. Annotations themselves are ignored by
-// the language; these objects exist so that code which imports and builds them runs and
-// prints as in CPython.
+// (type.__or__), and the `typing` module. These objects exist so that code which imports
+// and builds them runs and prints as in CPython; annotations themselves only end up in
+// __annotations__.
 #include <fmt/format.h>
 
 #include <set>
@@ -38,7 +38,7 @@ struct TypeVarObj : NativeObj {
   using NativeObj::NativeObj;
 };
 
-ClassP g_alias_cls, g_form_cls, g_union_cls, g_typevar_cls, g_generic, g_protocol, g_abc;
+ClassP g_alias_cls, g_form_cls, g_union_cls, g_typevar_cls, g_generic, g_protocol;
 
 std::string type_repr(Interp& I, const Value& v) {
   if (v->kind == ObjKind::Class) {
@@ -291,56 +291,12 @@ void fill_typing(Interp& I, ModuleObj& m) {
              }));
 }
 
-// ---- abc ----
-
-Value abc_new(Interp& I, const ClassP& cls, CallArgs&) {
-  std::set<std::string> abstract;
-  for (ClassObj* k : cls->mro) {
-    for (auto& [name, v] : k->dict.entries) {
-      if (!v || abstract.count(name)) continue;
-      Value* resolved = cls->lookup(name);
-      if (!resolved) continue;
-      Value target = *resolved;
-      if (target->kind == ObjKind::Property || target->kind == ObjKind::StaticMethod ||
-          target->kind == ObjKind::ClassMethod) {
-        if (auto& f = static_cast<WrapperObj&>(*target).fget) target = f;
-      }
-      if (target->kind != ObjKind::Function) continue;
-      Value* flag = static_cast<FunctionObj&>(*target).dict.find("__isabstractmethod__");
-      if (flag && I.truthy(*flag)) abstract.insert(name);
-    }
-  }
-  if (!abstract.empty()) {
-    std::string names;
-    for (auto& n : abstract) names += (names.empty() ? "" : ", ") + n;
-    I.raise("TypeError", fmt::format("Can't instantiate abstract class {} with abstract method{} {}", cls->name,
-                                     abstract.size() == 1 ? "" : "s", names));
-  }
-  return std::make_shared<InstanceObj>(cls);
-}
-
-void fill_abc(Interp& I, ModuleObj& m) {
-  if (!g_abc) {
-    g_abc = native_class("ABC", nullptr, "abc");
-    g_abc->native_new = abc_new;
-  }
-  m.dict.set("ABC", g_abc);
-  m.dict.set("ABCMeta", T().type);
-  m.dict.set("abstractmethod", make_builtin("abstractmethod", [](Interp& I, CallArgs& a) {
-               func_nargs(I, a, "abstractmethod", 1, 1);
-               if (a.args[0]->kind == ObjKind::Function)
-                 static_cast<FunctionObj&>(*a.args[0]).dict.set("__isabstractmethod__", make_bool(true));
-               return a.args[0];
-             }));
-}
-
 }  // namespace
 
 void init_typing_support() { init_alias_classes(); }
 
 void register_typing_modules() {
   Interp::register_builtin_module("typing", fill_typing);
-  Interp::register_builtin_module("abc", fill_abc);
 }
 
 // isinstance(x, int | str)

@@ -137,7 +137,7 @@ class DepthGuard {
 
 // ---- misc ----
 std::string addr_of(const void* p);        // "0x7f..." as CPython prints ids
-std::string class_qualname(const ClassObj& c);  // "int" or "__main__.Foo"
+std::string class_qualname(const ClassObj& c);  // "int" or "__main__.Outer.Foo"
 Value make_iterator(ClassP cls, std::function<std::optional<Value>()> next);
 ClassP iter_class(std::string_view name);  // list_iterator, dict_keyiterator, ...
 // Iterates any iterable with fast paths for lists/tuples.
@@ -188,6 +188,7 @@ void register_copy_module();
 void register_random_module();
 void register_string_operator_bisect_heapq_modules();
 void register_json_module();
+void register_abc_module();
 // list[int] / int | None support on `type` (called once the core types exist).
 void init_typing_support();
 // The members of an `int | str` union object (false when spec is not one).
