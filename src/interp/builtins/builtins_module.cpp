@@ -55,6 +55,7 @@ void register_host_modules() {
   bi::register_random_module();
   bi::register_string_operator_bisect_heapq_modules();
   bi::register_json_module();
+  bi::register_enum_module();
   bi::register_abc_module();
 }
 
