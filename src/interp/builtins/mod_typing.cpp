@@ -1,7 +1,7 @@
 // Type-hint support: `list[int]`-style aliases (type.__getitem__), `int | None` unions
-// (type.__or__), and the `typing` module. These objects exist so that code which imports
-// and builds them runs and prints as in CPython; annotations themselves only end up in
-// __annotations__.
+// (type.__or__), and the `typing` module (its NamedTuple is in namedtuple_type.cpp). These
+// objects exist so that code which imports and builds them runs and prints as in CPython;
+// annotations themselves only end up in __annotations__.
 #include <fmt/format.h>
 
 #include <set>
@@ -234,6 +234,12 @@ Value identity_builtin(const char* name) {
   });
 }
 
+}  // namespace
+
+void init_typing_namedtuple(ModuleObj& m);  // namedtuple_type.cpp
+
+namespace {
+
 void fill_typing(Interp& I, ModuleObj& m) {
   if (!g_form_cls) {
     g_form_cls = native_class("_SpecialForm", nullptr, "typing", ObjKind::Native);
@@ -273,6 +279,7 @@ void fill_typing(Interp& I, ModuleObj& m) {
   m.dict.set("TypeVar", g_typevar_cls);
   m.dict.set("Generic", g_generic);
   m.dict.set("Protocol", g_protocol);
+  init_typing_namedtuple(m);
   m.dict.set("TYPE_CHECKING", make_bool(false));
   for (const char* n : {"overload", "final", "no_type_check", "runtime_checkable", "type_check_only"})
     m.dict.set(n, identity_builtin(n));
