@@ -57,6 +57,7 @@ void register_host_modules() {
   bi::register_json_module();
   bi::register_enum_module();
   bi::register_abc_module();
+  bi::register_textwrap_module();
 }
 
 }  // namespace shard::interp
