@@ -15,6 +15,7 @@ namespace {
 // list[int], typing.List[int], typing.Optional[int], ...
 struct AliasObj : NativeObj {
   Value origin;             // the class for builtin aliases (or null for typing forms)
+  Value form;               // typing.ClassVar for ClassVar[int] (what __origin__ shows without a class)
   std::string name;         // "list" / "typing.List"
   std::vector<Value> args;  // subscription arguments
   bool callable_list = false;
@@ -123,7 +124,7 @@ void init_alias_classes() {
   def(g_alias_cls, "__ror__", [](Interp& I, CallArgs& a) { return make_union({a.args.at(1), a.args.at(0)}); });
   def_property(g_alias_cls, "__origin__", [](Interp& I, CallArgs& a) -> Value {
     auto& al = native_self<AliasObj>(I, a, g_alias_cls, "GenericAlias", "method");
-    return al.origin ? al.origin : none();
+    return al.origin ? al.origin : al.form ? al.form : none();
   });
   def_property(g_alias_cls, "__args__", [](Interp& I, CallArgs& a) {
     return make_tuple(native_self<AliasObj>(I, a, g_alias_cls, "GenericAlias", "method").args);
@@ -218,7 +219,10 @@ Value form_getitem(Interp& I, CallArgs& a) {
   else if (f.name == "FrozenSet") origin = T().frozenset;
   else if (f.name == "Tuple") origin = T().tuple;
   else if (f.name == "Type") origin = T().type;
-  return make_alias(origin, name, std::move(args));
+  Value alias = make_alias(origin, name, std::move(args));
+  // (Optional[X]'s origin is typing.Union, which this form does not know: left unset.)
+  if (f.name != "Optional") static_cast<AliasObj&>(*alias).form = a.args[0];
+  return alias;
 }
 
 Value make_form(const std::string& name) {
