@@ -170,6 +170,7 @@ inline const auto make_annassign = located([](auto& ctx) {
   StmtP& s = _val(ctx);
   s->kind = StmtKind::AnnAssign;
   s->target = std::move(s->value);
+  s->annotation = std::move(fu::at_c<0>(a));
   s->value = fu::at_c<1>(a) ? std::move(*fu::at_c<1>(a)) : nullptr;
 });
 inline const auto make_assign = located([](auto& ctx) {

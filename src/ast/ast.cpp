@@ -206,6 +206,7 @@ class Dumper {
     for (auto& dec : s->decorators) expr(dec.get(), d, "decorator=");
     for (auto& t : s->targets) expr(t.get(), d, "target=");
     if (s->target) expr(s->target.get(), d, "target=");
+    if (s->annotation) expr(s->annotation.get(), d, "annotation=");
     if (s->iter) expr(s->iter.get(), d, "iter=");
     if (s->test) expr(s->test.get(), d, "test=");
     if (s->value) expr(s->value.get(), d, s->kind == StmtKind::Raise ? "exc=" : "value=");

@@ -133,7 +133,7 @@ ExprP make_expr(ExprKind k, Loc loc);
   X(ExprStmt)    /* value */                                                        \
   X(Assign)      /* targets (a = b = value), value */                               \
   X(AugAssign)   /* target, binop, value */                                         \
-  X(AnnAssign)   /* target, value (may be null), annotation ignored */              \
+  X(AnnAssign)   /* target, annotation, value (may be null) */                      \
   X(FunctionDef) /* name, params, body, decorators */                               \
   X(ClassDef)    /* name, bases, keywords, body, decorators */                      \
   X(Return)      /* value (may be null) */                                          \
@@ -187,6 +187,7 @@ struct Stmt {
   ExprP iter;                  // For
   ExprP cause;                 // Raise ... from cause
   ExprP msg;                   // Assert
+  ExprP annotation;            // AnnAssign
   BinOpKind binop = BinOpKind::Add;  // AugAssign
   std::vector<ExprP> targets;  // Assign (chained), Delete
   std::string name;            // FunctionDef/ClassDef name; ImportFrom module

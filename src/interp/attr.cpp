@@ -116,10 +116,15 @@ std::optional<Value> Interp::Impl::getattr_opt(const Value& obj, std::string_vie
         return *ca;
       }
       if (auto sp = special_attr(obj, name)) return sp;
-      // Attributes of the metaclass `type` (e.g. type.mro), bound to the class.
-      if (Value* ma = lookup_type(obj->cls.get(), name, &owner))
+      // Attributes of the metaclass (e.g. type.mro, EnumType.__members__), bound to the class.
+      if (Value* ma = lookup_type(obj->cls.get(), name, &owner)) {
+        if (is(*ma, ObjKind::Property)) return property_get(I, *ma, obj, name);
         if (owner != T().object.get()) return bind(*ma, obj, owner);
+      }
       if (Value* fb = object_fallback(name)) return *fb;
+      if (obj->cls.get() != T().type.get())  // a metaclass's __getattr__ (enum.EnumType)
+        if (Value* ga = lookup_type(obj->cls.get(), "__getattr__"))
+          return call_unbound(*ga, obj, {make_str(std::string(name))});
       return std::nullopt;
     }
     case ObjKind::Module: {

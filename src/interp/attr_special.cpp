@@ -37,7 +37,19 @@ Value* object_fallback(std::string_view name) {
     table.set("__new__", make_builtin("__new__", [](Interp& I, CallArgs& a) -> Value {
                 if (a.args.empty() || !is(a.args[0], ObjKind::Class))
                   I.raise("TypeError", "object.__new__(X): X is not a type object");
-                return std::make_shared<InstanceObj>(std::static_pointer_cast<ClassObj>(a.args[0]));
+                auto cls = std::static_pointer_cast<ClassObj>(a.args[0]);
+                check_not_abstract(I, *cls);
+                // int.__new__(cls, 5) and super().__new__(cls, ...) under a built-in base:
+                // the constructor of the first built-in class in cls's MRO makes the object.
+                for (ClassObj* k : cls->mro) {
+                  if (!k->native_new || k == T().object.get()) continue;
+                  CallArgs rest;
+                  rest.args.assign(a.args.begin() + 1, a.args.end());
+                  rest.kwargs = a.kwargs;
+                  rest.loc = a.loc;
+                  return k->native_new(I, cls, rest);
+                }
+                return std::make_shared<InstanceObj>(cls);
               }));
     table.set("__setattr__", make_builtin("__setattr__", [](Interp& I, CallArgs& a) -> Value {
                 if (a.args.size() != 3 || !is(a.args[1], ObjKind::Str)) I.raise("TypeError", "expected 2 arguments");

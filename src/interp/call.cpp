@@ -2,6 +2,8 @@
 // natives, bound methods, classes (instantiation) and callable instances.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "grammar/parse.hpp"
 #include "interp/interp_impl.hpp"
 #include "types/type_common.hpp"
@@ -224,6 +226,16 @@ Value Interp::Impl::call(const Value& fn, std::vector<Value>& args, Kwargs* kwar
       return call(bm.func, args, kwargs, loc);
     }
     case ObjKind::Class:
+      if (fn->cls.get() != T().type.get()) {
+        // A metaclass's own __call__ replaces type's (enum.EnumType: Color(1) finds a member).
+        ClassObj* owner = nullptr;
+        Value* mc = lookup_type(fn->cls.get(), "__call__", &owner);
+        if (mc && owner != T().type.get() && owner != T().object.get() && !is(*mc, ObjKind::None)) {
+          Value meta_call = *mc;
+          args.insert(args.begin(), fn);
+          return call(meta_call, args, kwargs, loc);
+        }
+      }
       return instantiate(std::static_pointer_cast<ClassObj>(fn), args, kwargs, loc);
     case ObjKind::StaticMethod:
       if (as<WrapperObj>(fn).fget) return call(as<WrapperObj>(fn).fget, args, kwargs, loc);
@@ -255,6 +267,30 @@ Value Interp::Impl::call_unbound(const Value& fn, const Value& self, std::vector
 
 // ---------------------------------------------------------------- classes
 
+namespace {
+
+// The names in a class's own __abstractmethods__ (set by abc.ABCMeta), sorted.
+std::vector<std::string> abstract_methods(ClassObj& cls) {
+  std::vector<std::string> names;
+  Value* set = cls.dict.find("__abstractmethods__");
+  if (!set || !*set || ((*set)->kind != ObjKind::FrozenSet && (*set)->kind != ObjKind::Set)) return names;
+  for (auto& e : as<SetObj>(*set).entries)
+    if (e.first && is(e.first, ObjKind::Str)) names.push_back(as<StrObj>(e.first).v);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+void check_not_abstract(Interp& I, ClassObj& cls) {
+  std::vector<std::string> names = abstract_methods(cls);
+  if (names.empty()) return;
+  std::string list;
+  for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  I.raise("TypeError", fmt::format("Can't instantiate abstract class {} with abstract method{} {}", cls.name,
+                                   names.size() == 1 ? "" : "s", list));
+}
+
 // How instances of a class are made, cached per class (recomputed when a class dict
 // changes through setattr/delattr).
 const NewPlan& Interp::Impl::new_plan(const ClassP& cls) {
@@ -264,6 +300,7 @@ const NewPlan& Interp::Impl::new_plan(const ClassP& cls) {
   p.keep = cls;
   p.epoch = class_epoch;
   ClassObj& c = *cls;
+  p.abstract = !abstract_methods(c).empty();
   const std::vector<ClassObj*> single{&c};
   const std::vector<ClassObj*>& mro = c.mro.empty() ? single : c.mro;
   for (ClassObj* k : mro) {
@@ -301,6 +338,9 @@ Value Interp::Impl::instantiate(const ClassP& cls, std::vector<Value>& args, Kwa
     return std::make_shared<SuperObj>(T().super_, std::static_pointer_cast<ClassObj>(args[0]), obj);
   }
   const NewPlan plan = new_plan(cls);  // a copy: the calls below may refill the cache
+  // object.__new__ refuses abstract classes (abc); other constructors do not check.
+  if (plan.abstract && !plan.user_new && (!plan.native_owner || plan.native_owner == T().object.get()))
+    check_not_abstract(I, c);
   Value obj;
   if (plan.user_new) {
     std::vector<Value> new_args;

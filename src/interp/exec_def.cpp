@@ -1,6 +1,6 @@
 // def and class statements: functions with defaults/closures/decorators; classes with
-// their body run in a namespace, the __class__ cell, __init_subclass__, and the C3 MRO
-// for several bases.
+// their body run in a namespace, the __class__ cell, __init_subclass__, the C3 MRO for
+// several bases, and metaclasses defined in C++ (ClassObj::native_class_new).
 #include "interp/interp_impl.hpp"
 
 namespace shard::interp {
@@ -20,6 +20,20 @@ std::vector<ClassObj*> c3_linearize(Interp& I, ClassObj& cls) {
   I.raise("TypeError", "Cannot create a consistent method resolution order (MRO) for bases " + names);
 }
 
+
+// `metaclass=M`: only metaclasses defined in C++ are honoured (a user subclass of `type`
+// would need its __new__ / __init__ run, which the interpreter does not do; it is ignored,
+// as is `type`). The class's metaclass is the most derived of M and its bases' metaclasses.
+void use_metaclass(Interp& I, ClassObj& cls, const Value& meta) {
+  if (!is(meta, ObjKind::Class)) return;
+  auto m = std::static_pointer_cast<ClassObj>(meta);
+  if (is_user_class(m.get()) || !m->is_subclass_of(T().type.get())) return;
+  if (cls.cls->is_subclass_of(m.get())) return;
+  if (!m->is_subclass_of(cls.cls.get()))
+    I.raise("TypeError", "metaclass conflict: the metaclass of a derived class must be a (non-strict) subclass of "
+                         "the metaclasses of all its bases");
+  cls.cls = std::move(m);
+}
 
 }  // namespace
 
@@ -91,12 +105,24 @@ void Interp::Impl::exec_classdef(const Stmt& s, Frame& f) {
     at(s.loc);
     cls->mro = c3_linearize(I, *cls);
   }
+  std::vector<std::pair<std::string, Value>> class_kwargs;
+  Value explicit_meta;
+  for (auto& kw : s.keywords) {
+    if (kw.name.empty()) continue;
+    Value v = eval(*kw.value, f);
+    if (kw.name == "metaclass") explicit_meta = std::move(v);
+    else class_kwargs.emplace_back(kw.name, std::move(v));
+  }
+  at(s.loc);
+  if (explicit_meta) use_metaclass(I, *cls, explicit_meta);
+  for (ClassObj* m : cls->cls->mro) {
+    if (!m->native_class_new) continue;
+    if (ClassP made = m->native_class_new(I, cls)) cls = std::move(made);
+    break;
+  }
   if (code->class_cell >= 0) cf.cells[size_t(code->class_cell)]->v = cls;
   // The parent's __init_subclass__ (implicitly a classmethod) sees the new class and the
-  // class keywords (metaclass= is accepted and ignored).
-  std::vector<std::pair<std::string, Value>> class_kwargs;
-  for (auto& kw : s.keywords)
-    if (kw.name != "metaclass" && !kw.name.empty()) class_kwargs.emplace_back(kw.name, eval(*kw.value, f));
+  // class keywords.
   if (!cls->bases.empty()) {
     ClassObj* owner = nullptr;
     Value* hook = lookup_type(cls->bases[0].get(), "__init_subclass__", &owner);

@@ -203,6 +203,25 @@ Flow Interp::Impl::exec_while(const Stmt& s, Frame& f) {
   return exec_block(s.orelse, f);
 }
 
+// ---------------------------------------------------------------- annotations
+
+// `name: annotation` in a module or class body evaluates the annotation and records it in
+// the namespace's __annotations__ dict (created by the first annotation, as CPython's
+// SETUP_ANNOTATIONS does for bodies that have any); other targets only evaluate it.
+void Interp::Impl::record_annotation(const Stmt& s, Frame& f) {
+  Value ann = eval(*s.annotation, f);
+  if (s.target->kind != ExprKind::Name || !f.ns) return;
+  Value* slot = f.ns->find("__annotations__");
+  if (!slot || !*slot) {
+    if (f.code->kind == ScopeKind::Module) ++globals_epoch;  // a new global name
+    f.ns->set("__annotations__", make_dict());
+    slot = f.ns->find("__annotations__");
+  }
+  Value dict = *slot;
+  at(s.loc);
+  I.setitem(dict, make_str(s.target->id), std::move(ann));
+}
+
 // ---------------------------------------------------------------- dispatch
 
 Flow Interp::Impl::exec(const Stmt& s, Frame& f) {
@@ -256,6 +275,7 @@ Flow Interp::Impl::exec(const Stmt& s, Frame& f) {
     }
     case StmtKind::AnnAssign:
       if (s.value) assign(*s.target, eval(*s.value, f), f);
+      if (f.code->kind == ScopeKind::Module || f.code->kind == ScopeKind::Class) record_annotation(s, f);
       return Flow::Normal;
     case StmtKind::FunctionDef:
       exec_funcdef(s, f);

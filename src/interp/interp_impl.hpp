@@ -96,7 +96,10 @@ struct NewPlan {
   Value user_new;                    // a user-defined __new__ before it, if any
   Value init;                        // the __init__ to run afterwards, if any
   ClassObj* init_owner = nullptr;
+  bool abstract = false;             // non-empty __abstractmethods__: object.__new__ refuses
 };
+// TypeError "Can't instantiate abstract class ..." when cls has abstract methods (abc).
+void check_not_abstract(Interp& I, ClassObj& cls);
 
 enum class Flow : uint8_t { Normal, Return, Break, Continue };
 
@@ -213,6 +216,7 @@ struct Interp::Impl {
   void exec_raise(const ast::Stmt& s, Frame& f);
   void exec_funcdef(const ast::Stmt& s, Frame& f);
   void exec_classdef(const ast::Stmt& s, Frame& f);
+  void record_annotation(const ast::Stmt& s, Frame& f);  // `x: T` in a module or class body
   void exec_import(const ast::Stmt& s, Frame& f);
   void exec_import_from(const ast::Stmt& s, Frame& f);
   void assign(const ast::Expr& target, Value v, Frame& f);

@@ -166,6 +166,8 @@ class Builder {
       case StmtKind::AnnAssign:
         if (st.value) visit_expr(*st.value, s);
         visit_target(*st.target, s);
+        // Annotations are evaluated in module and class bodies only (never in functions).
+        if (!s.function_like()) visit_expr(*st.annotation, s);
         break;
       case StmtKind::FunctionDef: {
         for (auto& d : st.decorators) visit_expr(*d, s);

@@ -176,6 +176,11 @@ struct ClassObj : Object {
   // Native construction for built-in types: type(*args) when the class (or a base) is built
   // in. Receives the class being instantiated (may be a user subclass).
   std::function<Value(Interp&, const ClassP&, CallArgs&)> native_new;
+  // For a metaclass defined in C++ (enum.EnumType, abc.ABCMeta, ...): run by a class
+  // statement making an instance of it once the class exists (body namespace, bases, MRO),
+  // before __init_subclass__. Completes the class or returns a replacement for the
+  // statement to bind, as the metaclass's __new__ would in CPython.
+  std::function<ClassP(Interp&, const ClassP&)> native_class_new;
   explicit ClassObj(ClassP meta, std::string n) : Object(ObjKind::Class, std::move(meta)), name(std::move(n)) {}
   Value* lookup(std::string_view attr);  // along the MRO, or nullptr
   bool is_subclass_of(const ClassObj* other) const;
@@ -215,6 +220,7 @@ Value make_list(std::vector<Value> items);
 std::shared_ptr<DictObj> make_dict();
 std::shared_ptr<SetObj> make_set(bool frozen = false);
 Value make_builtin(std::string name, NativeFn fn);
+// Its metaclass is the most derived metaclass of its bases (`type` for plain classes).
 ClassP make_class(std::string name, std::vector<ClassP> bases, std::string module = "builtins");
 // Computes mro after bases are set (C3; depth-first when the bases are inconsistent).
 void finish_class(ClassObj& c);

@@ -180,8 +180,10 @@ TEST_CASE("grammar: simple statements", "[grammar]") {
         "    value=Call\n      func=Name f\n");
   CHECK(dump_module("x += 1\n") == "Module\n  AugAssign +=\n    target=Name x\n    value=Int 1\n");
   CHECK(dump_module("x **= 2\n") == "Module\n  AugAssign **=\n    target=Name x\n    value=Int 2\n");
-  CHECK(dump_module("x: int = 5\n") == "Module\n  AnnAssign\n    target=Name x\n    value=Int 5\n");
-  CHECK(dump_module("a.b: int\n") == "Module\n  AnnAssign\n    target=Attribute .b\n      Name a\n");
+  CHECK(dump_module("x: int = 5\n") ==
+        "Module\n  AnnAssign\n    target=Name x\n    annotation=Name int\n    value=Int 5\n");
+  CHECK(dump_module("a.b: int\n") ==
+        "Module\n  AnnAssign\n    target=Attribute .b\n      Name a\n    annotation=Name int\n");
   CHECK(dump_in_loop("pass; break; continue\n") == "Module\n  Pass\n  Break\n  Continue\n");
   CHECK(dump_in_loop("return\n") == "Module\n  Return\n");
   CHECK(dump_in_loop("return 1, *a\n") ==

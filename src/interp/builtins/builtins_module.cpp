@@ -56,6 +56,9 @@ void register_host_modules() {
   bi::register_string_operator_bisect_heapq_modules();
   bi::register_json_module();
   bi::register_re_module();
+  bi::register_enum_module();
+  bi::register_abc_module();
+  bi::register_textwrap_module();
 }
 
 }  // namespace shard::interp

@@ -1,6 +1,6 @@
 // The `collections` module and its dict subclasses OrderedDict, defaultdict and Counter
-// (whose instances are DictObjs). Its sequence types, namedtuple and deque, are in
-// mod_collections_sequences.cpp.
+// (whose instances are DictObjs). Its sequence types are in namedtuple_type.cpp and
+// deque_type.cpp.
 #include <fmt/format.h>
 
 #include "interp/builtins/dict_common.hpp"
@@ -339,8 +339,8 @@ void init_counter() {
 
 }  // namespace
 
-void init_namedtuple(ModuleObj& m);  // mod_collections_sequences.cpp
-void init_deque(ModuleObj& m);       // mod_collections_sequences.cpp
+void init_namedtuple(ModuleObj& m);  // namedtuple_type.cpp
+void init_deque(ModuleObj& m);       // deque_type.cpp
 
 namespace {
 void fill_collections(Interp& I, ModuleObj& m) {

@@ -1,7 +1,7 @@
 // Type-hint support: `list[int]`-style aliases (type.__getitem__), `int | None` unions
-// (type.__or__), and the `typing` and `abc` modules. Annotations themselves are ignored by
-// the language; these objects exist so that code which imports and builds them runs and
-// prints as in CPython.
+// (type.__or__), and the `typing` module (its NamedTuple is in namedtuple_type.cpp). These
+// objects exist so that code which imports and builds them runs and prints as in CPython;
+// annotations themselves only end up in __annotations__.
 #include <fmt/format.h>
 
 #include <set>
@@ -15,6 +15,7 @@ namespace {
 // list[int], typing.List[int], typing.Optional[int], ...
 struct AliasObj : NativeObj {
   Value origin;             // the class for builtin aliases (or null for typing forms)
+  Value form;               // typing.ClassVar for ClassVar[int] (what __origin__ shows without a class)
   std::string name;         // "list" / "typing.List"
   std::vector<Value> args;  // subscription arguments
   bool callable_list = false;
@@ -38,7 +39,7 @@ struct TypeVarObj : NativeObj {
   using NativeObj::NativeObj;
 };
 
-ClassP g_alias_cls, g_form_cls, g_union_cls, g_typevar_cls, g_generic, g_protocol, g_abc;
+ClassP g_alias_cls, g_form_cls, g_union_cls, g_typevar_cls, g_generic, g_protocol;
 
 std::string type_repr(Interp& I, const Value& v) {
   if (v->kind == ObjKind::Class) {
@@ -123,7 +124,7 @@ void init_alias_classes() {
   def(g_alias_cls, "__ror__", [](Interp& I, CallArgs& a) { return make_union({a.args.at(1), a.args.at(0)}); });
   def_property(g_alias_cls, "__origin__", [](Interp& I, CallArgs& a) -> Value {
     auto& al = native_self<AliasObj>(I, a, g_alias_cls, "GenericAlias", "method");
-    return al.origin ? al.origin : none();
+    return al.origin ? al.origin : al.form ? al.form : none();
   });
   def_property(g_alias_cls, "__args__", [](Interp& I, CallArgs& a) {
     return make_tuple(native_self<AliasObj>(I, a, g_alias_cls, "GenericAlias", "method").args);
@@ -218,7 +219,10 @@ Value form_getitem(Interp& I, CallArgs& a) {
   else if (f.name == "FrozenSet") origin = T().frozenset;
   else if (f.name == "Tuple") origin = T().tuple;
   else if (f.name == "Type") origin = T().type;
-  return make_alias(origin, name, std::move(args));
+  Value alias = make_alias(origin, name, std::move(args));
+  // (Optional[X]'s origin is typing.Union, which this form does not know: left unset.)
+  if (f.name != "Optional") static_cast<AliasObj&>(*alias).form = a.args[0];
+  return alias;
 }
 
 Value make_form(const std::string& name) {
@@ -233,6 +237,12 @@ Value identity_builtin(const char* name) {
     return a.args[0];
   });
 }
+
+}  // namespace
+
+void init_typing_namedtuple(ModuleObj& m);  // namedtuple_type.cpp
+
+namespace {
 
 void fill_typing(Interp& I, ModuleObj& m) {
   if (!g_form_cls) {
@@ -273,6 +283,7 @@ void fill_typing(Interp& I, ModuleObj& m) {
   m.dict.set("TypeVar", g_typevar_cls);
   m.dict.set("Generic", g_generic);
   m.dict.set("Protocol", g_protocol);
+  init_typing_namedtuple(m);
   m.dict.set("TYPE_CHECKING", make_bool(false));
   for (const char* n : {"overload", "final", "no_type_check", "runtime_checkable", "type_check_only"})
     m.dict.set(n, identity_builtin(n));
@@ -291,56 +302,12 @@ void fill_typing(Interp& I, ModuleObj& m) {
              }));
 }
 
-// ---- abc ----
-
-Value abc_new(Interp& I, const ClassP& cls, CallArgs&) {
-  std::set<std::string> abstract;
-  for (ClassObj* k : cls->mro) {
-    for (auto& [name, v] : k->dict.entries) {
-      if (!v || abstract.count(name)) continue;
-      Value* resolved = cls->lookup(name);
-      if (!resolved) continue;
-      Value target = *resolved;
-      if (target->kind == ObjKind::Property || target->kind == ObjKind::StaticMethod ||
-          target->kind == ObjKind::ClassMethod) {
-        if (auto& f = static_cast<WrapperObj&>(*target).fget) target = f;
-      }
-      if (target->kind != ObjKind::Function) continue;
-      Value* flag = static_cast<FunctionObj&>(*target).dict.find("__isabstractmethod__");
-      if (flag && I.truthy(*flag)) abstract.insert(name);
-    }
-  }
-  if (!abstract.empty()) {
-    std::string names;
-    for (auto& n : abstract) names += (names.empty() ? "" : ", ") + n;
-    I.raise("TypeError", fmt::format("Can't instantiate abstract class {} with abstract method{} {}", cls->name,
-                                     abstract.size() == 1 ? "" : "s", names));
-  }
-  return std::make_shared<InstanceObj>(cls);
-}
-
-void fill_abc(Interp& I, ModuleObj& m) {
-  if (!g_abc) {
-    g_abc = native_class("ABC", nullptr, "abc");
-    g_abc->native_new = abc_new;
-  }
-  m.dict.set("ABC", g_abc);
-  m.dict.set("ABCMeta", T().type);
-  m.dict.set("abstractmethod", make_builtin("abstractmethod", [](Interp& I, CallArgs& a) {
-               func_nargs(I, a, "abstractmethod", 1, 1);
-               if (a.args[0]->kind == ObjKind::Function)
-                 static_cast<FunctionObj&>(*a.args[0]).dict.set("__isabstractmethod__", make_bool(true));
-               return a.args[0];
-             }));
-}
-
 }  // namespace
 
 void init_typing_support() { init_alias_classes(); }
 
 void register_typing_modules() {
   Interp::register_builtin_module("typing", fill_typing);
-  Interp::register_builtin_module("abc", fill_abc);
 }
 
 // isinstance(x, int | str)

@@ -124,14 +124,6 @@ Value type_new(Interp& I, const ClassP&, CallArgs& a) {
   return c;
 }
 
-// The shared pointer of `target`, found among `root` and its bases.
-ClassP class_ptr(const ClassP& root, const ClassObj* target) {
-  if (root.get() == target) return root;
-  for (auto& b : root->bases)
-    if (auto p = class_ptr(b, target)) return p;
-  return nullptr;
-}
-
 ClassObj& self_class(Interp& I, CallArgs& a, const char* meth) {
   if (a.args.empty() || a.args[0]->kind != ObjKind::Class) bad_self(I, a, "type", meth);
   return static_cast<ClassObj&>(*a.args[0]);

@@ -67,6 +67,13 @@ void def_staticmethod(const ClassP& cls, const std::string& name, NativeFn fn) {
                                                    make_builtin(name, std::move(fn))));
 }
 
+ClassP class_ptr(const ClassP& root, const ClassObj* target) {
+  if (root.get() == target) return root;
+  for (auto& b : root->bases)
+    if (auto p = class_ptr(b, target)) return p;
+  return nullptr;
+}
+
 Value wrap_for_class(const ClassP& cls, Value v) {
   if (!cls || is_native_layout(cls.get())) {
     if (cls && v->cls != cls) v->cls = cls;

@@ -31,6 +31,9 @@ void def(const ClassP& cls, const std::string& name, NativeFn fn);
 void def_property(const ClassP& cls, const std::string& name, NativeFn get, NativeFn set = nullptr);
 void def_classmethod(const ClassP& cls, const std::string& name, NativeFn fn);
 void def_staticmethod(const ClassP& cls, const std::string& name, NativeFn fn);
+// The shared pointer of `target` (a class in root's MRO, which holds raw pointers), found
+// among `root` and its bases; null if it is not there.
+ClassP class_ptr(const ClassP& root, const ClassObj* target);
 // Wraps `v` as an instance of `cls` when cls is a user subclass (InstanceObj.native = v).
 Value wrap_for_class(const ClassP& cls, Value v);
 
@@ -137,7 +140,7 @@ class DepthGuard {
 
 // ---- misc ----
 std::string addr_of(const void* p);        // "0x7f..." as CPython prints ids
-std::string class_qualname(const ClassObj& c);  // "int" or "__main__.Foo"
+std::string class_qualname(const ClassObj& c);  // "int" or "__main__.Outer.Foo"
 Value make_iterator(ClassP cls, std::function<std::optional<Value>()> next);
 ClassP iter_class(std::string_view name);  // list_iterator, dict_keyiterator, ...
 // Iterates any iterable with fast paths for lists/tuples.
@@ -189,6 +192,9 @@ void register_random_module();
 void register_string_operator_bisect_heapq_modules();
 void register_json_module();
 void register_re_module();
+void register_enum_module();
+void register_abc_module();
+void register_textwrap_module();
 // list[int] / int | None support on `type` (called once the core types exist).
 void init_typing_support();
 // The members of an `int | str` union object (false when spec is not one).

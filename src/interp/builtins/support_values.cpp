@@ -149,8 +149,11 @@ DepthGuard::~DepthGuard() { --t_depth; }
 std::string addr_of(const void* p) { return fmt::format("0x{:016x}", reinterpret_cast<uintptr_t>(p)); }
 
 std::string class_qualname(const ClassObj& c) {
-  if (c.module == "builtins" || c.module.empty()) return c.name;
-  return c.module + "." + c.name;
+  std::string qual = c.name;  // nested classes: "Outer.Inner", from the class statement
+  if (Value* q = const_cast<ClassObj&>(c).dict.find("__qualname__"); q && *q && (*q)->kind == ObjKind::Str)
+    qual = static_cast<StrObj&>(**q).v;
+  if (c.module == "builtins" || c.module.empty()) return qual;
+  return c.module + "." + qual;
 }
 
 namespace {

@@ -344,7 +344,10 @@ bool ClassObj::is_subclass_of(const ClassObj* other) const {
 }
 
 ClassP make_class(std::string name, std::vector<ClassP> bases, std::string module) {
-  auto c = std::make_shared<ClassObj>(T().type, std::move(name));
+  ClassP meta = T().type;
+  for (auto& b : bases)
+    if (b && b->cls && b->cls.get() != meta.get() && b->cls->is_subclass_of(meta.get())) meta = b->cls;
+  auto c = std::make_shared<ClassObj>(meta, std::move(name));
   c->module = std::move(module);
   if (bases.empty() && T().object) bases.push_back(T().object);
   c->bases = std::move(bases);
