@@ -14,6 +14,7 @@ namespace {
 
 constexpr int kMaxDevices = 1024;  // each device is a thread; the runtime's bound
 int g_forced = 0;
+int g_config = 0;
 
 // A positive decimal count within bounds, else 0.
 int parse_count(std::string_view s) {
@@ -55,11 +56,14 @@ int xla_flags_count() {
 }  // namespace
 
 void set_forced_device_count(int n) { g_forced = n >= 1 && n <= kMaxDevices ? n : 0; }
+void set_config_device_count(int n) { g_config = n >= 1 && n <= kMaxDevices ? n : 0; }
+bool device_count_forced() { return g_forced != 0 || env_count("SHARD_DEVICES_FORCED") != 0; }
 
 int resolve_device_count() {
   if (runtime::global_runtime_started()) return runtime::global_runtime().size();
   if (g_forced) return g_forced;
   if (int n = env_count("SHARD_DEVICES_FORCED")) return n;
+  if (g_config) return g_config;
   if (int n = xla_flags_count()) return n;
   if (int n = env_count("SHARD_DEVICES")) return n;
   return 8;

@@ -2,10 +2,11 @@
 // decides at backend initialisation):
 //   1. `--devices N` on the command line (the CLI exports it as SHARD_DEVICES_FORCED, or calls
 //      set_forced_device_count),
-//   2. the script's `os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=N'`
+//   2. jax.config.update('jax_num_cpu_devices', N),
+//   3. the script's `os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=N'`
 //      (os.environ writes call setenv, so getenv sees them),
-//   3. SHARD_DEVICES,
-//   4. 8.
+//   4. SHARD_DEVICES,
+//   5. 8.
 #pragma once
 
 namespace shard::runtime {
@@ -16,6 +17,10 @@ namespace shard::api {
 
 // A command-line device count that beats XLA_FLAGS (0 = none).
 void set_forced_device_count(int n);
+// jax.config.update('jax_num_cpu_devices', n): after the command line, before XLA_FLAGS.
+void set_config_device_count(int n);
+// The command line fixed the count (--devices): nothing later changes it.
+bool device_count_forced();
 
 // The count the rules above give now (reads the environment each time until the runtime
 // starts; afterwards the runtime's size).

@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include "types/jax_version.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -43,6 +45,9 @@ std::string usage_text() {
          "\n"
          "options:\n"
          "  --devices N     number of simulated devices (default 8; also SHARD_DEVICES)\n"
+         "  --jax-version=V the JAX whose behaviour to show where it changed after 0.6:\n"
+         "                  0.6 (default, the seeds' version) or current (JAX 0.10: make_mesh\n"
+         "                  axes Explicit, typeof without ShapedArray); also SHARD_JAX_VERSION\n"
          "  --emit=STAGE    print a compile stage of each jitted function to stdout, in order\n"
          "                  with the script's output (which still runs), after a line\n"
          "                  '--- STAGE of NAME'; repeatable. STAGE is one of:\n"
@@ -65,6 +70,8 @@ CliOptions parse_command_line(const std::vector<std::string>& argv) {
   CliOptions o;
   if (const char* env = std::getenv("SHARD_DEVICES"); env && *env)
     o.devices = parse_device_count(env, "SHARD_DEVICES");
+  if (const char* env = std::getenv("SHARD_JAX_VERSION"); env && *env && !types::parse_jax_version(env))
+    throw UsageError{std::string("SHARD_JAX_VERSION must be 0.6 or current, got '") + env + "'"};
 
   size_t i = 0;
   auto take_value = [&](const std::string& name, bool has_value, const std::string& value) {
@@ -84,7 +91,12 @@ CliOptions parse_command_line(const std::vector<std::string>& argv) {
 
     if (arg == "-h" || arg == "--help") { o.mode = Mode::Help; return o; }
     if (arg == "--version" || arg == "-V") { o.mode = Mode::Version; return o; }
-    if (name == "--devices") {
+    if (name == "--jax-version") {
+      const std::string v = take_value(name, has_value, value);
+      auto parsed = types::parse_jax_version(v);
+      if (!parsed) throw UsageError{"option --jax-version must be 0.6 or current, got '" + v + "'"};
+      types::set_jax_version(*parsed);
+    } else if (name == "--devices") {
       o.devices = parse_device_count(take_value(name, has_value, value), "--devices");
       o.devices_forced = true;
     } else if (arg == "--dump-ir") {

@@ -1,5 +1,7 @@
 #include "types/array_type.hpp"
 
+#include "types/jax_version.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -139,7 +141,7 @@ std::string ArrayType::str_short() const {
   if (!vma_.empty()) {
     std::string v;
     for (size_t i = 0; i < vma_.size(); ++i) v += (i ? "," : "") + vma_[i];
-    extras.push_back(v);
+    extras.push_back(jax_version() == JaxVersion::Current ? "V:" + v : v);
   }
   if (!spec_.unreduced().empty()) {
     auto u = mesh_.order_wrt_mesh(spec_.unreduced());
@@ -154,6 +156,7 @@ std::string ArrayType::str_short() const {
 }
 
 std::string ArrayType::repr() const {
+  if (jax_version() == JaxVersion::Current) return str_short();  // current JAX prints the type alone
   return fmt::format("ShapedArray({}{})", str_short(), weak_type_ ? ", weak_type=True" : "");
 }
 

@@ -34,5 +34,17 @@ out=$(XLA_FLAGS=--xla_force_host_platform_device_count=0 "$SHARD" -c 'import jax
 [ $status -eq 1 ] && [[ "$out" == *"ValueError: XLA_FLAGS --xla_force_host_platform_device_count=0"* ]]
 check "XLA_FLAGS device count 0: a ValueError, not the default count" $?
 
+out=$("$SHARD" --jax-version=0.7 "$tmp/prog.shard" 2>&1); status=$?
+[ $status -eq 2 ] && [[ "$out" == *"--jax-version must be 0.6 or current, got '0.7'"* ]] && [[ "$out" != *ran* ]]
+check "--jax-version 0.7: a usage error naming the versions (exit 2)" $?
+
+out=$(SHARD_JAX_VERSION=new "$SHARD" "$tmp/prog.shard" 2>&1); status=$?
+[ $status -eq 2 ] && [[ "$out" == *"SHARD_JAX_VERSION must be 0.6 or current, got 'new'"* ]]
+check "SHARD_JAX_VERSION=new: a usage error, not the default" $?
+
+out=$(SHARD_JAX_VERSION=current "$SHARD" -c 'import jax; print(jax.__version__)' 2>&1); status=$?
+[ $status -eq 0 ] && [[ "$out" == "0.10.0" ]]
+check "SHARD_JAX_VERSION=current: jax.__version__ is 0.10.0" $?
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,8 @@
 #include "api/transforms/checkpoint.hpp"
 #include "api/transforms/eval_shape.hpp"
 #include "api/modules/global_arrays.hpp"
+#include "api/modules/jax_config.hpp"
+#include "types/jax_version.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
@@ -31,7 +33,6 @@ namespace bi = interp::bi;
 
 namespace {
 
-constexpr const char* kJaxVersion = "0.6.0";
 
 void add(ModuleObj& m, const std::string& name, interp::NativeFn fn) { m.dict.set(name, interp::make_builtin(name, std::move(fn))); }
 
@@ -278,6 +279,9 @@ Value jax_make_mesh(Interp& I, CallArgs& a) {
   for (auto& s : I.to_vector(p.get("axis_shapes"))) shape.push_back(bi::index_of(I, s, ""));
   auto names = axis_names_arg(I, p.get("axis_names"), "axis_names");
   auto types_ = axis_types_arg(I, p.get("axis_types"), names.size());
+  // JAX after 0.6 makes meshes Explicit unless told otherwise.
+  if ((!p.get("axis_types") || p.get("axis_types")->kind == ObjKind::None) && types::jax_version() == types::JaxVersion::Current)
+    types_ = std::vector<types::AxisType>(names.size(), types::AxisType::Explicit);
   Value devices = p.get("devices");
   return guarded(I, [&]() -> Value {
     if (!devices || devices->kind == ObjKind::None)
@@ -360,7 +364,8 @@ void init_classes() {
 
 void fill_jax(Interp& I, ModuleObj& m) {
   init_classes();
-  m.dict.set("__version__", interp::make_str(kJaxVersion));
+  m.dict.set("__version__", interp::make_str(types::jax_version_string(types::jax_version())));
+  m.dict.set("config", jax_config());
   add(m, "default_backend", [](Interp& I2, CallArgs& a) {
     interp::ArgParser p(I2, a, "default_backend", {});
     return interp::make_str("cpu");
