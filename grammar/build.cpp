@@ -274,6 +274,8 @@ const char* invalid_target_name(const ast::Expr& e) {
     case ExprKind::DictComp: return "dict comprehension";
     case ExprKind::GeneratorExp: return "generator expression";
     case ExprKind::NamedExpr: return "named expression";
+    case ExprKind::Yield:
+    case ExprKind::YieldFrom: return "yield expression";
     default: return "expression";
   }
 }
