@@ -198,7 +198,8 @@ std::optional<Value> GeneratorObj::resume(Value send_value, Value throw_exc) {
       for (size_t i = base; i < p.handling.size(); ++i) g.handling.push_back(std::move(p.handling[i]));
       if (p.handling.size() > base) p.handling.resize(base);
       p.gen_running = outer;
-      g.state = g.co->finished() ? State::Finished : State::Suspended;
+      // (Not started: the stack could not be had; it is still a fresh generator.)
+      g.state = g.co->finished() ? State::Finished : g.co->started() ? State::Suspended : State::Created;
     }
   } switched{*this, p, base, p.gen_running};
   p.gen_running = this;

@@ -11,6 +11,8 @@
 //   ops.cpp              operators, comparison, truth;  containers.cpp  hash/in/[]/len
 //   iter.cpp             iteration, repr/str/format;  import.cpp  modules
 //   errors.cpp           format_uncaught, "Did you mean" suggestions
+//   generator.cpp        generators (yield, yield from, send/throw/close) on the stackful
+//                        coroutines of coroutine.cpp
 // AST nodes carry interpreter data in Expr::int_value where the parser leaves it unused:
 // Name -> Sym (+ global cache slot), Lambda/comprehensions -> Code slot, Attribute -> cache
 // slot, Str/Float -> constant slot. Each module's AST is analysed by one Impl only.
