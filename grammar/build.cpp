@@ -274,6 +274,8 @@ const char* invalid_target_name(const ast::Expr& e) {
     case ExprKind::DictComp: return "dict comprehension";
     case ExprKind::GeneratorExp: return "generator expression";
     case ExprKind::NamedExpr: return "named expression";
+    case ExprKind::Yield:
+    case ExprKind::YieldFrom: return "yield expression";
     default: return "expression";
   }
 }
@@ -313,6 +315,8 @@ void check_target(const ExprP& e, TargetUse use, bool first_assign_target) {
   }
   const char* what = invalid_target_name(*bad);
   if (use == TargetUse::Delete) syntax_error(bad->loc, fmt::format("cannot delete {}", what));
+  if (bad->kind == ExprKind::Yield || bad->kind == ExprKind::YieldFrom)
+    syntax_error(bad->loc, "assignment to yield expression not possible");
   // CPython adds the '==' hint unless the bad target sits inside a parenthesised tuple.
   const bool parenthesized = e->kind == ExprKind::Tuple && !e->elts.empty() &&
                              (e->loc.line != e->elts[0]->loc.line || e->loc.col != e->elts[0]->loc.col);

@@ -14,6 +14,7 @@ BOOST_SPIRIT_INSTANTIATE(exprlist_type, iterator_type, context_type)
 BOOST_SPIRIT_INSTANTIATE(call_args_type, iterator_type, context_type)
 BOOST_SPIRIT_INSTANTIATE(lambda_params_type, iterator_type, context_type)
 BOOST_SPIRIT_INSTANTIATE(def_params_type, iterator_type, context_type)
+BOOST_SPIRIT_INSTANTIATE(yield_expr_type, iterator_type, context_type)
 BOOST_SPIRIT_INSTANTIATE(expression_input_type, iterator_type, context_type)
 
 }  // namespace shard::grammar::rules

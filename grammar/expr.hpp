@@ -29,6 +29,8 @@ SHARD_DECLARE_RULE(exprlist, ast::ExprP);
 SHARD_DECLARE_RULE(call_args, ast::ExprP);
 SHARD_DECLARE_RULE(lambda_params, build::ParamsBuilder);
 SHARD_DECLARE_RULE(def_params, build::ParamsBuilder);
+// `yield`, `yield x, y` or `yield from x` (a statement, an assignment's value, or in parentheses).
+SHARD_DECLARE_RULE(yield_expr, ast::ExprP);
 // A whole expression input for parse_expression: testlist then end of input.
 SHARD_DECLARE_RULE(expression_input, ast::ExprP);
 
@@ -43,6 +45,7 @@ inline const exprlist_type exprlist = "target list";
 inline const call_args_type call_args = "arguments";
 inline const lambda_params_type lambda_params = "lambda parameters";
 inline const def_params_type def_params = "parameters";
+inline const yield_expr_type yield_expr = "yield expression";
 inline const expression_input_type expression_input = "expression";
 
 }  // namespace shard::grammar::rules

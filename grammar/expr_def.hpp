@@ -157,6 +157,15 @@ inline const auto make_name = located([](auto& ctx) { _val(ctx) = build::name(wh
 template <ExprKind K, bool V = false>
 inline const auto make_constant = located([](auto& ctx) { _val(ctx) = build::constant(K, where_loc(ctx), V); });
 
+inline const auto make_yield = located([](auto& ctx) {
+  _val(ctx) = ast::make_expr(ExprKind::Yield, where_loc(ctx));
+  if (_attr(ctx)) _val(ctx)->a = std::move(*_attr(ctx));
+});
+inline const auto make_yield_from = located([](auto& ctx) {
+  _val(ctx) = ast::make_expr(ExprKind::YieldFrom, where_loc(ctx));
+  _val(ctx)->a = std::move(_attr(ctx));
+});
+
 // `a, b` -> Tuple; `a` -> a.
 inline const auto make_tuple = located([](auto& ctx) {
   auto& a = _attr(ctx);
@@ -355,7 +364,7 @@ const auto atom_def = (tok("(") >> paren_body >> tok(")"))[paren_loc] |
                       kw("False")[make_constant<ExprKind::Bool, false>];
 
 const auto paren_body_def =
-    (&tok(")"))[make_empty<ExprKind::Tuple>] |
+    (&tok(")"))[make_empty<ExprKind::Tuple>] | yield_expr[set_val] |
     (star_or_named[set_val] >> -(comp_for[to_comprehension<ExprKind::GeneratorExp>] |
                                  (+(tok(",") >> star_or_named) >> -tok(","))[to_sequence<ExprKind::Tuple>] |
                                  tok(",")[to_single_tuple]));
@@ -403,11 +412,14 @@ const auto def_param = (tok("**") >> NAME >> annotation)[param_kwargs_annotated]
                        (NAME >> annotation >> -(tok("=") >> test))[param_annotated];
 const auto def_params_def = -(def_param % tok(",") >> -tok(","));
 
+const auto yield_expr_def = (kw("yield") >> kw("from") >> test)[make_yield_from] |
+                            (kw("yield") >> -testlist_star_expr)[make_yield];
 const auto expression_input_def = testlist_star_expr[set_val];
 
 BOOST_SPIRIT_DEFINE(test, namedexpr, lambdef, or_test, and_test, not_test, comparison, comp_op, bitor_expr, xor_expr,
                     and_expr, shift_expr, arith_expr, term, factor, power, primary, atom, paren_body, list_body,
                     brace_body, comp_for, call_args, subscript, slice_item, star_expr, star_or_named, star_or_test,
-                    star_or_bitor, testlist_star_expr, star_targets, exprlist, lambda_params, def_params, expression_input)
+                    star_or_bitor, testlist_star_expr, star_targets, exprlist, lambda_params, def_params, yield_expr,
+                    expression_input)
 
 }  // namespace shard::grammar::rules

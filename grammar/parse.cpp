@@ -65,7 +65,7 @@ const char* skip_blanks(const char* p, const char* end) {
   const bool overriding = px.has_error && px.error_kind == "SyntaxError" &&
                           px.error_message != "unexpected EOF while parsing";
   if (overriding) throw tokenizer_error;
-  for (const char* word : {"yield", "async", "await"}) {
+  for (const char* word : {"async", "await"}) {
     const size_t n = std::strlen(word);
     if (static_cast<size_t>(end - p) >= n && std::memcmp(p, word, n) == 0 &&
         (p + n == end || !is_ident_char(static_cast<unsigned char>(p[n]))))

@@ -33,6 +33,8 @@ SHARD_STMT_RULE(statement, Body, "statement")
 SHARD_STMT_RULE(simple_stmts, Body, "simple statements")
 SHARD_STMT_RULE(small_stmt, StmtP, "simple statement")
 SHARD_STMT_RULE(expr_stmt, StmtP, "expression statement")
+SHARD_STMT_RULE(yield_or_targets, ExprP, "assignment targets")
+SHARD_STMT_RULE(yield_or_list, ExprP, "expression list")
 SHARD_STMT_RULE(compound_stmt, StmtP, "compound statement")
 SHARD_STMT_RULE(block, Body, "block")
 SHARD_STMT_RULE(if_stmt, StmtP, "if statement")
@@ -314,12 +316,14 @@ const auto small_stmt_def =
     (kw("import") >> (dotted_as_name % tok(",")))[make_import] |
     (kw("from") >> import_dots >> -dotted_name >> kw("import") >> import_targets)[make_from] | expr_stmt[s_set];
 
-const auto expr_stmt_def = star_targets[expr_first] >>
-                           ((ops(augassign_table) >> testlist_star_expr)[make_augassign] |
+const auto yield_or_targets_def = yield_expr[s_set] | star_targets[s_set];
+const auto yield_or_list_def = yield_expr[s_set] | testlist_star_expr[s_set];
+const auto expr_stmt_def = yield_or_targets[expr_first] >>
+                           ((ops(augassign_table) >> yield_or_list)[make_augassign] |
                             (x3::eps[annotatable] >> tok(":") >> test >> -(tok("=") >> testlist_star_expr))
                                 [make_annassign] |
                             probe[(tok(":") >> test)[bad_annotation_target]] |
-                            (+(tok("=") >> star_targets))[make_assign] | x3::eps[expr_only]);
+                            (+(tok("=") >> yield_or_targets))[make_assign] | x3::eps[expr_only]);
 
 const auto dotted_name_def = NAME[dotted_append] % tok(".");
 const auto dotted_as_name_def = (dotted_name >> -(kw("as") >> NAME))[make_alias];
@@ -360,7 +364,7 @@ const auto decorator_def = tok("@") >> namedexpr[s_set] >> NEWLINE;
 const auto definition_def = funcdef[s_set] | classdef[s_set];
 const auto decorated_def = (+decorator >> definition)[make_decorated];
 
-BOOST_SPIRIT_DEFINE(file_input, statement, simple_stmts, block, small_stmt, expr_stmt, dotted_name, dotted_as_name,
+BOOST_SPIRIT_DEFINE(file_input, statement, simple_stmts, block, small_stmt, expr_stmt, yield_or_targets, yield_or_list, dotted_name, dotted_as_name,
                     import_as_name, import_dots, import_targets, compound_stmt, if_stmt, elif_clause, else_block,
                     while_stmt, for_stmt, try_stmt, except_clause, finally_block, with_stmt, with_items, with_item,
                     funcdef, classdef, decorator, definition, decorated)

@@ -53,8 +53,10 @@ using Body = std::vector<StmtP>;
   X(ListComp)    /* a = element, comps */                                         \
   X(SetComp)     /* a = element, comps */                                         \
   X(DictComp)    /* a = key, b = value, comps */                                  \
-  X(GeneratorExp)/* a = element, comps (evaluated eagerly into a list) */         \
-  X(NamedExpr)   /* a = target (Name), b = value  (walrus :=) */
+  X(GeneratorExp)/* a = element, comps (a lazy generator) */                      \
+  X(NamedExpr)   /* a = target (Name), b = value  (walrus :=) */                  \
+  X(Yield)       /* a = value (may be null) */                                    \
+  X(YieldFrom)   /* a = the iterable delegated to */
 
 enum class ExprKind : uint8_t {
 #define X(n) n,

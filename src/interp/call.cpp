@@ -136,6 +136,7 @@ Value Interp::Impl::call_function(FunctionObj& fn, std::vector<Value>& args, Kwa
   if (depth >= kMaxDepth) I.raise("RecursionError", "maximum recursion depth exceeded");
   check_stack();
   poll_interrupt();
+  if (code.is_generator) return make_generator_call(fn, code, args, kwargs);
   std::unique_ptr<Value[]> heap;
   const size_t nslots = code.varnames.size();
   Value* fast = alloc_slots(nslots, heap);

@@ -1,6 +1,6 @@
 // Comprehensions (list/set/dict: run eagerly in their own frame) and generator
 // expressions (lazy: a suspended frame plus one iterator per `for` clause).
-#include "interp/interp_impl.hpp"
+#include "interp/generator.hpp"
 
 namespace shard::interp {
 
@@ -96,7 +96,7 @@ Value Interp::Impl::make_generator(const Expr& e, const CodeP& code, Frame& f, V
   for (size_t i = 0; i < code->cellnames.size(); ++i) g->frame.cells.push_back(std::make_shared<CellObj>(T().cell));
   for (uint32_t src : code->closure_src) g->frame.cells.push_back(f.cells[src]);
   g->iters.push_back(std::move(first_iter));
-  return std::make_shared<IteratorObj>(T().iterator, [g]() { return g->next(); });
+  return make_step_generator(this, code->name, code->qualname, [g]() { return g->next(); });
 }
 
 Value Interp::Impl::eval_comprehension(const Expr& e, Frame& f) {

@@ -307,6 +307,10 @@ __attribute__((noinline)) Value Interp::Impl::eval_display(const Expr& e, Frame&
     case ExprKind::DictComp:
     case ExprKind::GeneratorExp:
       return eval_comprehension(e, f);
+    case ExprKind::Yield:
+      return eval_yield(e, f);
+    case ExprKind::YieldFrom:
+      return eval_yield_from(e, f);
     case ExprKind::BoolOp: {
       Value v = eval(*e.elts[0], f);
       const bool is_and = e.boolop == ast::BoolOpKind::And;

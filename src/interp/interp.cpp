@@ -81,7 +81,9 @@ Interp::Interp(Options opts) : opts_(std::move(opts)), impl_(std::make_unique<Im
   P.modules["__main__"] = P.main_mod;
 }
 
-Interp::~Interp() = default;
+Interp::~Interp() {
+  impl_->shutting_down = true;  // generators still alive are dropped, not run to their finally
+}
 
 std::shared_ptr<ModuleObj> Interp::main_module() { return impl_->main_mod; }
 std::shared_ptr<ModuleObj> Interp::builtins() { return impl_->builtins_mod; }

@@ -11,6 +11,8 @@
 //   ops.cpp              operators, comparison, truth;  containers.cpp  hash/in/[]/len
 //   iter.cpp             iteration, repr/str/format;  import.cpp  modules
 //   errors.cpp           format_uncaught, "Did you mean" suggestions
+//   generator.cpp        generators (yield, yield from, send/throw/close) on the stackful
+//                        coroutines of coroutine.cpp
 // AST nodes carry interpreter data in Expr::int_value where the parser leaves it unused:
 // Name -> Sym (+ global cache slot), Lambda/comprehensions -> Code slot, Attribute -> cache
 // slot, Str/Float -> constant slot. Each module's AST is analysed by one Impl only.
@@ -68,6 +70,7 @@ struct Code {
   int32_t vararg_slot = -1, kwarg_slot = -1;
   int32_t class_cell = -1;  // index in cells of `__class__` (class: own cell; method: free)
   bool has_docstring = false;
+  bool is_generator = false;  // a function or lambda whose own body contains `yield`
 
   size_t ncells() const { return cellnames.size() + freenames.size(); }
   Sym lookup(const std::string& n) const {
@@ -132,6 +135,8 @@ struct Handled {
   Value exc;
   ast::Loc loc;  // the frame's location when it was caught (bare raise restores it)
 };
+
+struct GeneratorObj;
 
 struct Interp::Impl {
   explicit Impl(Interp& interp) : I(interp) {}
@@ -238,6 +243,13 @@ struct Interp::Impl {
   Value eval_fstring(const ast::Expr& e, Frame& f);
   Value eval_comprehension(const ast::Expr& e, Frame& f);
   Value make_generator(const ast::Expr& e, const CodeP& code, Frame& f, Value first_iter);  // lazy genexpr
+  // Generators (generator.cpp): calling a generator function, and `yield` in its body.
+  GeneratorObj* gen_running = nullptr;  // the generator whose body is executing, innermost
+  bool shutting_down = false;           // set by ~Interp: unfinished generators are not closed
+  Value make_generator_call(FunctionObj& fn, Code& code, std::vector<Value>& args,
+                            std::vector<std::pair<std::string, Value>>* kwargs);
+  Value eval_yield(const ast::Expr& e, Frame& f);
+  Value eval_yield_from(const ast::Expr& e, Frame& f);
   Value make_function(Code* code, const ast::Params& params, Frame& f, const std::string& doc);
   void eval_elements(const std::vector<ast::ExprP>& elts, Frame& f, std::vector<Value>& out);
   Value eval_slice(const ast::Expr& e, Frame& f);

@@ -32,6 +32,7 @@ struct Scope {
   std::unordered_map<std::string, SymKind> kinds;  // phase A result
   CodeP code;
   bool has_docstring = false;
+  bool is_generator = false;  // a `yield` in this scope's own body
 
   bool function_like() const {
     return kind == ScopeKind::Function || kind == ScopeKind::Lambda || kind == ScopeKind::Comprehension;
@@ -351,6 +352,19 @@ class Builder {
         loop_depth_ = saved;
         return;
       }
+      case ExprKind::Yield:
+      case ExprKind::YieldFrom:
+        if (s.kind == ScopeKind::Module || s.kind == ScopeKind::Class) syntax_error(e.loc, "'yield' outside function");
+        if (s.kind == ScopeKind::Comprehension) {
+          const ExprKind k = s.expr ? s.expr->kind : ExprKind::GeneratorExp;
+          syntax_error(e.loc, std::string("'yield' inside ") +
+                                  (k == ExprKind::ListComp  ? "list comprehension"
+                                   : k == ExprKind::SetComp ? "set comprehension"
+                                   : k == ExprKind::DictComp ? "dict comprehension"
+                                                             : "generator expression"));
+        }
+        s.is_generator = true;
+        break;
       case ExprKind::NamedExpr: {
         visit_expr(*e.b, s);
         Expr& target = *e.a;
@@ -455,6 +469,7 @@ class Emitter {
     code->name = s.name;
     code->qualname = s.qualname;
     code->has_docstring = s.has_docstring;
+    code->is_generator = s.is_generator;
     code->cellnames = s.cell_order;
     code->freenames = s.free_order;
     std::unordered_map<std::string, uint32_t> cell_index;

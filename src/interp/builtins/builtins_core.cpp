@@ -289,6 +289,9 @@ void add_core_functions(Interp& I, ModuleObj& m) {
   });
   add("next", [](Interp& I, CallArgs& a) -> Value {
     func_nargs(I, a, "next", 1, 2);
+    // A generator's StopIteration carries its return value.
+    if (a.args.size() == 1 && a.args[0]->cls.get() == iter_class("generator").get())
+      return *I.call_method(a.args[0], "__next__", {});
     std::optional<Value> v = I.next(a.args[0]);
     if (v) return *v;
     if (a.args.size() == 2) return a.args[1];
