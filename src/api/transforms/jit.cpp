@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "api/objects/array_value.hpp"
+#include "api/objects/shape_dtype_struct.hpp"
 #include "api/transforms/jit_internal.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
@@ -116,6 +117,33 @@ struct JaxprObj : interp::NativeObj {
   JaxprObj(ClassP c, std::string t) : NativeObj(std::move(c)), text(std::move(t)) {}
 };
 
+ClassP jaxpr_class();
+
+// jitted.trace(*args): the traced stage (jax.stages.Traced): its jaxpr, the result's
+// ShapeDtypeStructs (out_info), and lower() for the same arguments.
+struct TracedObj : interp::NativeObj {
+  Value jitted;
+  CallArgs args;
+  Value jaxpr, out_info;
+  TracedObj(ClassP c, Value j, CallArgs a, Value jx, Value out)
+      : NativeObj(std::move(c)), jitted(std::move(j)), args(std::move(a)), jaxpr(std::move(jx)), out_info(std::move(out)) {}
+};
+
+ClassP traced_class() {
+  static ClassP c = [] {
+    auto k = interp::make_class("Traced", {interp::T().object}, "jax._src.stages");
+    auto self = [k](Interp& I, CallArgs& a, const char* m) -> TracedObj& { return bi::native_self<TracedObj>(I, a, k, "Traced", m); };
+    bi::def_property(k, "jaxpr", [self](Interp& I, CallArgs& a) -> Value { return self(I, a, "jaxpr").jaxpr; });
+    bi::def_property(k, "out_info", [self](Interp& I, CallArgs& a) -> Value { return self(I, a, "out_info").out_info; });
+    bi::def(k, "lower", [self](Interp& I, CallArgs& a) -> Value {
+      auto& t = self(I, a, "lower");
+      return I.call(I.getattr(t.jitted, "lower"), t.args);
+    });
+    return k;
+  }();
+  return c;
+}
+
 ClassP jit_class() {
   static ClassP c = [] {
     auto k = interp::make_class("PjitFunction", {interp::T().object}, "jaxlib.xla_extension");
@@ -148,6 +176,21 @@ void init_jit_class() {
     JitObj& j = self_jit(I, a, "lower");
     CallArgs rest = bi::args_without_self(a);
     return lower_jitted(I, a.args.at(0), j, rest);
+  });
+  bi::def(c, "trace", [](Interp& I, CallArgs& a) -> Value {
+    JitObj& j = self_jit(I, a, "trace");
+    CallArgs rest = bi::args_without_self(a);
+    PreparedCall call = prepare_call(I, j, rest);
+    if (!call.entry) I.raise("TypeError", "trace() cannot be called on tracers: call the jitted function instead");
+    const ir::Function& fn = call.entry->fn;
+    std::vector<Value> outs;
+    for (auto r : fn.results) {
+      const auto& t = fn.type(r);
+      outs.push_back(shape_dtype_struct_value(t.shape(), t.dtype(), std::nullopt, t.weak_type()));
+    }
+    size_t pos = 0;
+    Value out_info = tree_unflatten(I, call.entry->out, outs, pos);
+    return std::make_shared<TracedObj>(traced_class(), a.args.at(0), rest, std::make_shared<JaxprObj>(jaxpr_class(), ir::print(fn)), out_info);
   });
   bi::def(c, "clear_cache", [](Interp& I, CallArgs& a) -> Value {
     self_jit(I, a, "clear_cache").cache.clear();
