@@ -102,6 +102,23 @@ void match_specs(Interp& I, const Value& specs, const TreeDef& def, const std::s
                                     what, spec_path, I.repr(specs), pytreedef_str(I, def)));
 }
 
+// An argument's in_spec when shard_map is given none: its type's sharding over the manual
+// axes (an Explicit-sharded argument keeps its layout; anything else is replicated).
+PartitionSpec inferred_in_spec(Interp& I, const Value& v, const sharding::ShardMapSpec& sm) {
+  if (!is_array_like(v)) return PartitionSpec();
+  const auto t = type_of(v);
+  std::vector<PartitionSpec::Entry> entries;
+  const PartitionSpec spec = t.spec().normalized(t.rank());  // named: entries() refers into it
+  for (auto& e : spec.entries()) {
+    PartitionSpec::Entry kept;
+    for (auto& ax : e)
+      if (std::find(sm.manual_axes.begin(), sm.manual_axes.end(), ax) != sm.manual_axes.end()) kept.push_back(ax);
+    entries.push_back(kept);
+  }
+  (void)I;
+  return PartitionSpec(entries);
+}
+
 // Pushes the abstract mesh of the body (manual axes Manual) and the check_vma mode.
 struct BodyScope {
   trace::TraceScope trace;
@@ -186,7 +203,11 @@ Value call_shard_map(Interp& I, const Config& c, CallArgs& a) {
   std::vector<Value> leaves;
   TreeDef args_def = tree_flatten(I, interp::make_tuple(a.args), leaves);
   std::vector<LeafSpec> in;
-  match_specs(I, c.in_specs, args_def, "", "in_specs", in);
+  if (c.in_specs) {
+    match_specs(I, c.in_specs, args_def, "", "in_specs", in);
+  } else {
+    for (auto& v : leaves) in.push_back({inferred_in_spec(I, v, sm), ""});
+  }
   bool traced = trace::current_trace() != nullptr;
   for (auto& v : leaves) traced |= as_tracer(v) != nullptr;
   TreeDef out_def;
@@ -233,9 +254,10 @@ Value wrapped(Interp& I, Config c) {
   return interp::make_builtin(name, [c](Interp& I2, CallArgs& a) { return call_shard_map(I2, c, a); });
 }
 
-// jax.shard_map(f=None, /, *, out_specs, in_specs, mesh=None, axis_names=set(), check_vma=True)
+// jax.shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=set(), check_vma=True);
+// without in_specs (current JAX), each argument's spec is its type's sharding on the manual axes.
 Value jax_shard_map(Interp& I, CallArgs& a) {
-  ArgParser p(I, a, "shard_map", {"f=", "*", "out_specs", "in_specs", "mesh=", "axis_names=", "check_vma="});
+  ArgParser p(I, a, "shard_map", {"f=", "*", "out_specs", "in_specs=", "mesh=", "axis_names=", "check_vma="});
   Config c;
   c.mesh = p.get("mesh");
   c.in_specs = p.get("in_specs");
