@@ -406,4 +406,6 @@ void init_sharding_classes() {
   init_shaped_array_class();
 }
 
+bool is_sharding_leaf(const Value& v) { return v->kind == ObjKind::None || spec_of(v) || as_sharding(v); }
+
 }  // namespace shard::api

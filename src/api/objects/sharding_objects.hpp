@@ -121,6 +121,9 @@ ClassP single_device_sharding_class();  // jax.sharding.SingleDeviceSharding
 Value named_sharding_value(const types::NamedSharding& s);
 Value single_device_sharding_value(int device);
 ShardingObj* as_sharding(const Value& v);
+// A leaf of a tree of shardings (jit's in/out_shardings, with_sharding_constraint's): None
+// (unspecified), a PartitionSpec or a Sharding.
+bool is_sharding_leaf(const Value& v);
 std::optional<types::NamedSharding> named_sharding_of(const Value& v);
 // x.sharding: NamedSharding over the array's mesh, or SingleDeviceSharding.
 Value array_sharding_value(const exec::Array& a);

@@ -403,7 +403,6 @@ Value with_sharding_constraint(Interp& I, CallArgs& a) {
   std::vector<Value> leaves;
   TreeDef def = tree_flatten(I, p.get("x"), leaves);
   // A tree prefix of x; a None entry leaves its subtree unconstrained.
-  auto is_sharding_leaf = [](const Value& v) { return v->kind == ObjKind::None || spec_of(v) || as_sharding(v); };
   auto ss = broadcast_prefix(I, p.get("shardings"), def, is_sharding_leaf, "with_sharding_constraint's shardings", "the values");
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (!is_array_like(leaves[i]) || ss[i]->kind == ObjKind::None) continue;

@@ -44,10 +44,6 @@ class TraceMeshScope {
   bool pushed_ = false;
 };
 
-// A leaf of an in_shardings / out_shardings tree: None (unspecified), a PartitionSpec or a
-// Sharding.
-bool is_sharding_leaf(const Value& v) { return v->kind == ObjKind::None || spec_of(v) || as_sharding(v); }
-
 // One sharding per leaf of `def` (null: unspecified) from jit's in_shardings or out_shardings,
 // a tree prefix of the positional arguments' tuple or of the result (a list reads as a tuple).
 std::vector<Value> shardings_per_leaf(Interp& I, const Value& shardings, const TreeDef& def, const char* what, const char* whose) {
