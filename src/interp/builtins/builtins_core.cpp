@@ -108,9 +108,19 @@ Value builtin_input(Interp& I, CallArgs& a) {
 
 bool is_class(const Value& v) { return v && v->kind == ObjKind::Class; }
 
+// A class whose metaclass defines the hook (abc.ABCMeta): isinstance / issubclass ask it.
+std::optional<Value> metaclass_check(Interp& I, const Value& cls, const char* hook, const Value& arg) {
+  if (!cls->cls || !cls->cls->lookup(hook)) return std::nullopt;
+  return I.call_method(cls, hook, {arg});
+}
+
 bool isinstance_of(Interp& I, const Value& obj, const Value& spec, int depth) {
   if (depth > 100) I.raise("RecursionError", "maximum recursion depth exceeded in __instancecheck__");
-  if (is_class(spec)) return I.isinstance(obj, static_cast<ClassObj&>(*spec));
+  if (is_class(spec)) {
+    if (I.isinstance(obj, static_cast<ClassObj&>(*spec))) return true;
+    if (auto r = metaclass_check(I, spec, "__instancecheck__", obj)) return I.truthy(*r);
+    return false;
+  }
   std::vector<Value> members;
   if (auto* t = unwrap<TupleObj>(spec, ObjKind::Tuple)) members = t->items;
   else if (!union_members(spec, members)) members.clear();
@@ -122,15 +132,20 @@ bool isinstance_of(Interp& I, const Value& obj, const Value& spec, int depth) {
   I.raise("TypeError", "isinstance() arg 2 must be a type, a tuple of types, or a union");
 }
 
-bool issubclass_of(Interp& I, ClassObj& c, const Value& spec, int depth) {
+bool issubclass_of(Interp& I, const Value& cv, const Value& spec, int depth) {
+  ClassObj& c = static_cast<ClassObj&>(*cv);
   if (depth > 100) I.raise("RecursionError", "maximum recursion depth exceeded in __subclasscheck__");
-  if (is_class(spec)) return c.is_subclass_of(static_cast<ClassObj*>(spec.get()));
+  if (is_class(spec)) {
+    if (c.is_subclass_of(static_cast<ClassObj*>(spec.get()))) return true;
+    if (auto r = metaclass_check(I, spec, "__subclasscheck__", cv)) return I.truthy(*r);
+    return false;
+  }
   std::vector<Value> members;
   if (auto* t = unwrap<TupleObj>(spec, ObjKind::Tuple)) members = t->items;
   else if (!union_members(spec, members)) members.clear();
   if (!members.empty() || spec->kind == ObjKind::Tuple) {
     for (auto& s : members)
-      if (issubclass_of(I, c, s, depth + 1)) return true;
+      if (issubclass_of(I, cv, s, depth + 1)) return true;
     return false;
   }
   I.raise("TypeError", "issubclass() arg 2 must be a class, a tuple of classes, or a union");
@@ -219,7 +234,7 @@ void add_core_functions(Interp& I, ModuleObj& m) {
   add("issubclass", [](Interp& I, CallArgs& a) {
     func_nargs(I, a, "issubclass", 2, 2);
     if (!is_class(a.args[0])) I.raise("TypeError", "issubclass() arg 1 must be a class");
-    return make_bool(issubclass_of(I, static_cast<ClassObj&>(*a.args[0]), a.args[1], 0));
+    return make_bool(issubclass_of(I, a.args[0], a.args[1], 0));
   });
   add("hasattr", [](Interp& I, CallArgs& a) {
     func_nargs(I, a, "hasattr", 2, 2);

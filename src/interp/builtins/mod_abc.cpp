@@ -65,6 +65,26 @@ void update_abstract_methods(Interp& I, ClassObj& cls) {
   cls.dict.set("__abstractmethods__", set);
 }
 
+// issubclass(sub, cls) for an ABC: a real subclass, what cls.__subclasshook__ says, or a
+// subclass of a class registered with cls.
+bool abc_subclass(Interp& I, const Value& cls_value, const Value& sub, int depth) {
+  if (depth > 100) I.raise("RecursionError", "maximum recursion depth exceeded in __subclasscheck__");
+  if (!sub || sub->kind != ObjKind::Class) I.raise("TypeError", "issubclass() arg 1 must be a class");
+  auto& cls = static_cast<ClassObj&>(*cls_value);
+  auto& sc = static_cast<ClassObj&>(*sub);
+  if (sc.is_subclass_of(&cls)) return true;
+  if (cls.lookup("__subclasshook__")) {
+    Value r = I.call(I.getattr(cls_value, "__subclasshook__"), {sub});
+    if (r->kind == ObjKind::Bool) return I.truthy(r);
+  }
+  if (Value* reg = cls.dict.find("_abc_registry"))
+    for (auto& r : std::vector<Value>(static_cast<ListObj&>(**reg).items)) {
+      if (sc.is_subclass_of(static_cast<ClassObj*>(r.get()))) return true;
+      if (r->cls && r->cls->lookup("__subclasscheck__") && abc_subclass(I, r, sub, depth + 1)) return true;
+    }
+  return false;
+}
+
 struct AbcClasses {
   ClassP meta, abc;
 };
@@ -78,6 +98,32 @@ const AbcClasses& abc_classes() {
       update_abstract_methods(I, *cls);
       return cls;
     };
+    // Virtual subclasses (register) and __subclasshook__, as CPython's ABCMeta: isinstance
+    // and issubclass call these for classes whose metaclass is ABCMeta.
+    def(c.meta, "register", [](Interp& I, CallArgs& a) -> Value {
+      method_nargs(I, a, "register", 1, 1);
+      if (a.args[1]->kind != ObjKind::Class) I.raise("TypeError", "Can only register classes");
+      // Recorded with the ABC and each ABC above it, so issubclass(list, Sequence) holds once
+      // list is registered with MutableSequence (CPython finds it through __subclasses__).
+      for (ClassObj* c : static_cast<ClassObj&>(*a.args[0]).mro) {
+        if (!c->cls || !c->cls->lookup("register")) continue;
+        Value* reg = c->dict.find("_abc_registry");
+        if (!reg) {
+          c->dict.set("_abc_registry", make_list({}));
+          reg = c->dict.find("_abc_registry");
+        }
+        static_cast<ListObj&>(**reg).items.push_back(a.args[1]);
+      }
+      return a.args[1];
+    });
+    def(c.meta, "__subclasscheck__", [](Interp& I, CallArgs& a) -> Value {
+      method_nargs(I, a, "__subclasscheck__", 1, 1);
+      return make_bool(abc_subclass(I, a.args[0], a.args[1], 0));
+    });
+    def(c.meta, "__instancecheck__", [](Interp& I, CallArgs& a) -> Value {
+      method_nargs(I, a, "__instancecheck__", 1, 1);
+      return make_bool(abc_subclass(I, a.args[0], a.args[1]->cls, 0));
+    });
     c.abc = make_class("ABC", {T().object}, "abc");
     c.abc->cls = c.meta;
     c.abc->dict.set("__abstractmethods__", make_set(true));

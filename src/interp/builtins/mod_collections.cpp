@@ -357,6 +357,17 @@ void fill_collections(Interp& I, ModuleObj& m) {
 }
 }  // namespace
 
-void register_collections_module() { Interp::register_builtin_module("collections", fill_collections); }
+// collections.abc is written in shard (stdlib/_collections_abc.shard); this module is its
+// public name, as CPython's collections.abc re-exports _collections_abc.
+void fill_collections_abc(Interp& I, ModuleObj& m) {
+  Value impl = I.import_module("_collections_abc", I.current_loc());
+  for (auto& [k, v] : static_cast<ModuleObj&>(*impl).dict.entries)
+    if (v && !k.empty() && k[0] != '_') m.dict.set(k, v);
+}
+
+void register_collections_module() {
+  Interp::register_builtin_module("collections", fill_collections);
+  Interp::register_builtin_module("collections.abc", fill_collections_abc);
+}
 
 }  // namespace shard::interp::bi
