@@ -1,0 +1,704 @@
+// Indexing and array-building functions of jax.numpy and of the host numpy module: take
+// take_along_axis roll diff meshgrid diag trace kron count_nonzero nonzero argwhere, plus
+// (numpy only) outer triu tril flip repeat pad tensordot inner vdot. Each is one traced
+// body over trace:: ops shared by both modules (gathers are one-hot selects summed, so
+// jit, grad and vmap apply); jnp runs it through apply(), numpy through run1 on host arrays.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "api/modules/jnp_module.hpp"
+#include "api/modules/numpy_internal.hpp"
+#include "interp/builtins/support.hpp"
+
+namespace shard::api {
+
+using ir::EwOp;
+using ir::ReduceKind;
+using interp::ArgParser;
+using interp::ObjKind;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& kind, const std::string& msg) { throw types::ShardingError(kind, msg); }
+
+ValueId flat(Trace& t, ValueId x) { return trace::reshape(t, x, {t.type(x).num_elements()}); }
+ValueId zero_of(Trace& t, ValueId x) { return trace::scalar_constant(t, 0, {t.type(x).dtype(), true}); }
+int64_t rank_of(Trace& t, ValueId x) { return static_cast<int64_t>(t.type(x).rank()); }
+
+// Sum of the selected entries: exact (one nonzero term), NaN-safe for the unselected ones.
+ValueId select_sum(Trace& t, ValueId mask, ValueId x, int64_t axis) {
+  ValueId sel = trace::where(t, mask, x, zero_of(t, x));
+  const bool b = t.type(x).dtype() == DType::Bool;
+  return trace::reduce(t, "take", b ? ReduceKind::Or : ReduceKind::Sum, sel, {axis}, false);
+}
+
+// x (B..., n), idx (B..., k) -> (B..., k): x[..., idx]; negative indices count from the end.
+ValueId take_last(Trace& t, ValueId x, ValueId idx) {
+  auto xs = t.type(x).shape();
+  auto is = t.type(idx).shape();
+  const int64_t n = xs.back();
+  if (types::is_float(t.type(idx).dtype()) || t.type(idx).dtype() == DType::Bool)
+    fail("TypeError", "indices must be integers");
+  ValueId nn = trace::scalar_constant(t, static_cast<double>(n), {t.type(idx).dtype(), true});
+  ValueId neg = trace::binary(t, "lt", EwOp::Lt, idx, zero_of(t, idx));
+  idx = trace::where(t, neg, trace::binary(t, "add", EwOp::Add, idx, nn), idx);
+  Shape full = is;
+  full.push_back(n);
+  const int64_t r = static_cast<int64_t>(is.size());
+  ValueId ie = trace::broadcast_to(t, trace::expand_dims(t, idx, {r}), full);
+  ValueId io = trace::iota(t, t.type(idx).dtype(), full, r, std::nullopt);
+  ValueId mask = trace::binary(t, "eq", EwOp::Eq, ie, io);
+  ValueId xe = trace::broadcast_to(t, trace::expand_dims(t, x, {r - 1}), full);
+  return select_sum(t, mask, xe, r);
+}
+
+ValueId take_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis) {
+  if (!axis) {
+    a = flat(t, a);
+    axis = 0;
+  }
+  const int64_t r = rank_of(t, a);
+  const int64_t ax = trace::normalize_axis("take", *axis, r);
+  Shape ishape = t.type(idx).shape();
+  ValueId x = trace::move_dim(t, a, ax, r - 1);  // (pre, post, n)
+  Shape batch = t.type(x).shape();
+  batch.pop_back();
+  const int64_t m = t.type(idx).num_elements();
+  Shape b = batch;
+  b.push_back(m);
+  ValueId i = trace::broadcast_to(t, flat(t, idx), b);
+  ValueId g = take_last(t, x, i);  // (pre, post, m)
+  Shape s = batch;
+  s.insert(s.end(), ishape.begin(), ishape.end());
+  g = trace::reshape(t, g, s);
+  const int64_t q = static_cast<int64_t>(ishape.size());
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < ax; ++d) perm.push_back(d);
+  for (int64_t d = 0; d < q; ++d) perm.push_back(r - 1 + d);
+  for (int64_t d = ax; d < r - 1; ++d) perm.push_back(d);
+  return trace::transpose(t, g, perm);
+}
+
+ValueId take_along_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis) {
+  if (!axis) {
+    if (rank_of(t, idx) != 1) fail("ValueError", "when axis=None, `indices` must have a single dimension.");
+    a = flat(t, a);
+    axis = 0;
+  }
+  const int64_t r = rank_of(t, a);
+  if (rank_of(t, idx) != r) fail("ValueError", "`indices` and `arr` must have the same number of dimensions");
+  const int64_t ax = trace::normalize_axis("take_along_axis", *axis, r);
+  ValueId x = trace::move_dim(t, a, ax, r - 1), i = trace::move_dim(t, idx, ax, r - 1);
+  Shape xb = t.type(x).shape(), ib = t.type(i).shape();
+  const int64_t n = xb.back(), k = ib.back();
+  xb.pop_back();
+  ib.pop_back();
+  Shape batch = trace::broadcast_shapes("take_along_axis", {xb, ib});
+  Shape bx = batch, bi = batch;
+  bx.push_back(n);
+  bi.push_back(k);
+  ValueId g = take_last(t, trace::broadcast_to(t, x, bx), trace::broadcast_to(t, i, bi));
+  return trace::move_dim(t, g, r - 1, ax);
+}
+
+ValueId roll_axis(Trace& t, ValueId x, int64_t shift, int64_t axis) {
+  const int64_t r = rank_of(t, x);
+  const int64_t ax = trace::normalize_axis("roll", axis, r);
+  Shape shape = t.type(x).shape();
+  const int64_t n = shape[ax];
+  if (n == 0) return x;
+  const int64_t s = ((shift % n) + n) % n;
+  if (s == 0) return x;
+  Shape start(r, 0), lim = shape;
+  start[ax] = n - s;
+  ValueId tail = trace::slice(t, x, start, lim, {});
+  start[ax] = 0;
+  lim[ax] = n - s;
+  ValueId head = trace::slice(t, x, start, lim, {});
+  return trace::concatenate(t, {tail, head}, ax);
+}
+
+ValueId roll_body(Trace& t, ValueId x, const std::vector<int64_t>& shifts, const std::optional<std::vector<int64_t>>& axes) {
+  if (!axes) {
+    Shape s = t.type(x).shape();
+    if (shifts.size() != 1) fail("ValueError", "'shift' and 'axis' should be scalars or 1D sequences");
+    return trace::reshape(t, roll_axis(t, flat(t, x), shifts[0], 0), s);
+  }
+  size_t k = std::max(shifts.size(), axes->size());
+  if ((shifts.size() != k && shifts.size() != 1) || (axes->size() != k && axes->size() != 1))
+    fail("ValueError", "shape mismatch: objects cannot be broadcast to a single shape");
+  for (size_t i = 0; i < k; ++i)
+    x = roll_axis(t, x, shifts[shifts.size() == 1 ? 0 : i], (*axes)[axes->size() == 1 ? 0 : i]);
+  return x;
+}
+
+ValueId diff_body(Trace& t, ValueId x, int64_t n, int64_t axis) {
+  const int64_t r = rank_of(t, x);
+  if (r == 0) fail("ValueError", "diff requires input that is at least one dimensional");
+  const int64_t ax = trace::normalize_axis("diff", axis, r);
+  for (int64_t k = 0; k < n; ++k) {
+    Shape shape = t.type(x).shape();
+    if (shape[ax] == 0) break;
+    Shape s1(r, 0), l1 = shape, s0(r, 0), l0 = shape;
+    s1[ax] = 1;
+    l0[ax] = shape[ax] - 1;
+    ValueId hi = trace::slice(t, x, s1, l1, {}), lo = trace::slice(t, x, s0, l0, {});
+    x = t.type(x).dtype() == DType::Bool ? trace::binary(t, "ne", EwOp::Ne, hi, lo) : trace::binary(t, "sub", EwOp::Sub, hi, lo);
+  }
+  return x;
+}
+
+std::vector<ValueId> meshgrid_body(Trace& t, const std::vector<ValueId>& xs, bool xy, bool sparse) {
+  const size_t n = xs.size();
+  Shape full;
+  for (auto x : xs) full.push_back(t.type(x).num_elements());
+  if (xy && n >= 2) std::swap(full[0], full[1]);
+  std::vector<ValueId> out;
+  for (size_t i = 0; i < n; ++i) {
+    Shape s(n, 1);
+    size_t pos = (xy && n >= 2 && i < 2) ? 1 - i : i;
+    s[pos] = full[pos];
+    ValueId v = trace::reshape(t, flat(t, xs[i]), s);
+    out.push_back(sparse ? v : trace::broadcast_to(t, v, full));
+  }
+  return out;
+}
+
+// Mask (rows, cols) of the k-th diagonal.
+ValueId diag_mask(Trace& t, int64_t rows, int64_t cols, int64_t k) {
+  Shape s = {rows, cols};
+  ValueId ri = trace::iota(t, DType::I32, s, 0, std::nullopt), ci = trace::iota(t, DType::I32, s, 1, std::nullopt);
+  ValueId d = trace::binary(t, "sub", EwOp::Sub, ci, ri);
+  return trace::binary(t, "eq", EwOp::Eq, d, trace::scalar_constant(t, static_cast<double>(k), {DType::I32, true}));
+}
+
+ValueId diag_body(Trace& t, ValueId v, int64_t k, const char* err) {
+  const int64_t r = rank_of(t, v);
+  if (r == 1) {
+    const int64_t n = t.type(v).shape()[0], N = n + std::abs(k);
+    ValueId p = trace::pad(t, v, zero_of(t, v), {0}, {std::abs(k)});
+    Shape s = {N, N};
+    ValueId b = k >= 0 ? trace::broadcast_in_dim(t, p, s, {0}) : trace::broadcast_in_dim(t, p, s, {1});
+    return trace::where(t, diag_mask(t, N, N, k), b, zero_of(t, v));
+  }
+  if (r != 2) fail("ValueError", err);
+  const int64_t n = t.type(v).shape()[0], m = t.type(v).shape()[1];
+  ValueId sel = select_sum(t, diag_mask(t, n, m, k), v, k >= 0 ? 0 : 1);
+  const int64_t len = std::max<int64_t>(0, k >= 0 ? std::min(n, m - k) : std::min(n + k, m));
+  const int64_t start = len == 0 ? 0 : std::abs(k);
+  return trace::slice(t, sel, {start}, {start + len}, {});
+}
+
+ValueId trace_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t axis2, std::optional<DType> acc) {
+  const int64_t r = rank_of(t, x);
+  if (r < 2) fail("ValueError", "diag requires an array of at least two dimensions");
+  int64_t a1 = trace::normalize_axis("trace", axis1, r), a2 = trace::normalize_axis("trace", axis2, r);
+  if (a1 == a2) fail("ValueError", "axis1 and axis2 cannot be the same");
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < r; ++d)
+    if (d != a1 && d != a2) perm.push_back(d);
+  perm.push_back(a1);
+  perm.push_back(a2);
+  x = trace::transpose(t, x, perm);
+  if (acc) x = trace::convert(t, x, {*acc, false});
+  Shape s = t.type(x).shape();
+  ValueId mask = trace::broadcast_in_dim(t, diag_mask(t, s[r - 2], s[r - 1], offset), s, {r - 2, r - 1});
+  ValueId sel = trace::where(t, mask, x, zero_of(t, x));
+  if (t.type(x).dtype() == DType::Bool) sel = trace::convert(t, sel, {DType::I32, false});
+  return trace::reduce(t, "trace", ReduceKind::Sum, sel, {r - 2, r - 1}, false);
+}
+
+ValueId kron_body(Trace& t, ValueId a, ValueId b) {
+  const int64_t r = std::max(rank_of(t, a), rank_of(t, b));
+  Shape as = t.type(a).shape(), bs = t.type(b).shape();
+  as.insert(as.begin(), r - as.size(), 1);
+  bs.insert(bs.begin(), r - bs.size(), 1);
+  Shape ai, bi, out;
+  for (int64_t d = 0; d < r; ++d) {
+    ai.insert(ai.end(), {as[d], 1});
+    bi.insert(bi.end(), {1, bs[d]});
+    out.push_back(as[d] * bs[d]);
+  }
+  ValueId p = trace::binary(t, "mul", EwOp::Mul, trace::reshape(t, a, ai), trace::reshape(t, b, bi));
+  return trace::reshape(t, p, out);
+}
+
+ValueId count_nonzero_body(Trace& t, ValueId x, const std::optional<std::vector<int64_t>>& axes, bool keepdims, DType out) {
+  ValueId nz = trace::binary(t, "ne", EwOp::Ne, x, zero_of(t, x));
+  return trace::reduce(t, "count_nonzero", ReduceKind::Sum, trace::convert(t, nz, {out, false}), axes.value_or(std::vector<int64_t>{}),
+                       keepdims);
+}
+
+// The flat positions of the nonzero entries, first `size` of them (fill where fewer): sort
+// key = position where nonzero, else N (past every position).
+ValueId nonzero_flat(Trace& t, ValueId x, int64_t size, DType idx) {
+  ValueId f = flat(t, x);
+  const int64_t n = t.type(f).num_elements();
+  ValueId nz = trace::binary(t, "ne", EwOp::Ne, f, zero_of(t, f));
+  ValueId io = trace::iota(t, idx, {n}, 0, std::nullopt);
+  ValueId big = trace::scalar_constant(t, static_cast<double>(n), {idx, true});
+  ValueId key = trace::sort(t, trace::where(t, nz, io, big), 0);
+  if (size <= n) return trace::slice(t, key, {0}, {size}, {});
+  return trace::pad(t, key, big, {0}, {size - n});
+}
+
+// Coordinates (ndim, size) of the nonzero entries; fill value where there are fewer.
+std::vector<ValueId> nonzero_body(Trace& t, ValueId x, int64_t size, double fill, DType idx) {
+  Shape shape = t.type(x).shape();
+  if (shape.empty()) fail("ValueError", "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead.");
+  const int64_t n = t.type(x).num_elements();
+  ValueId key = nonzero_flat(t, x, size, idx);
+  ValueId valid = trace::binary(t, "lt", EwOp::Lt, key, trace::scalar_constant(t, static_cast<double>(n), {idx, true}));
+  ValueId fv = trace::scalar_constant(t, fill, {idx, true});
+  std::vector<ValueId> out;
+  int64_t stride = n;
+  for (auto d : shape) {
+    stride = d ? stride / d : 0;
+    ValueId c = key;
+    if (stride > 1) c = trace::binary(t, "floor_divide", EwOp::FloorDiv, c, trace::scalar_constant(t, static_cast<double>(stride), {idx, true}));
+    if (d > 0) c = trace::binary(t, "rem", EwOp::Rem, c, trace::scalar_constant(t, static_cast<double>(d), {idx, true}));
+    out.push_back(trace::where(t, valid, c, fv));
+  }
+  return out;
+}
+
+std::optional<int64_t> opt_axis(Interp& I, const Value& v) {
+  if (is_none(v)) return std::nullopt;
+  return int_arg(I, v, "axis");
+}
+
+std::vector<int64_t> int_list(Interp& I, const Value& v, const char* what) {
+  if (auto k = interp::bi::int_of(v)) return {*k};
+  std::vector<int64_t> out;
+  for (auto& x : I.to_vector(v)) out.push_back(int_arg(I, x, what));
+  return out;
+}
+
+// Number of nonzero entries of a concrete array (eager nonzero without size=).
+int64_t count_concrete(Interp& I, const Value& counted) {
+  auto& arr = concrete(I, counted, "nonzero");
+  auto els = array_elements(arr);
+  return interp::bi::int_of(els.at(0)).value_or(0);
+}
+
+Value operand_of(Interp& I, const Value& v, bool host) {
+  if (is_array_like(v) || python_scalar_type(v, false)) return v;
+  return to_array(I, v, std::nullopt, host);
+}
+
+Value jnp_nonzero_impl(Interp& I, const Value& x0, const Value& size_v, const Value& fill_v, bool argwhere) {
+  Value x = operand_of(I, x0, false);
+  int64_t size;
+  if (!is_none(size_v)) size = int_arg(I, size_v, "size");
+  else {
+    if (as_tracer(x))
+      raise_concretization_error(I, fmt::format("The size argument of jnp.{} must be statically specified to use jnp.{} within JAX "
+                                                     "transformations.", argwhere ? "argwhere" : "nonzero", argwhere ? "argwhere" : "nonzero"));
+    Value c = apply(I, "nonzero", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      auto axes = std::optional<std::vector<int64_t>>{};
+      return std::vector<ValueId>{count_nonzero_body(t, ids[0], axes, false, DType::I32)};
+    });
+    size = count_concrete(I, c);
+  }
+  double fill = is_none(fill_v) ? 0 : float_arg(I, fill_v, "fill_value");
+  auto outs = apply_multi(I, argwhere ? "argwhere" : "nonzero", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    ValueId v = ids[0];
+    if (argwhere && t.type(v).rank() == 0) v = trace::reshape(t, v, {1});
+    auto cs = nonzero_body(t, v, size, fill, DType::I32);
+    if (!argwhere) return cs;
+    if (t.type(ids[0]).rank() == 0) return std::vector<ValueId>{trace::full(t, {size, 0}, 0, {DType::I32, false}, std::nullopt)};
+    return std::vector<ValueId>{trace::stack(t, cs, 1)};
+  });
+  if (argwhere) return outs.at(0);
+  return interp::make_tuple(std::move(outs));
+}
+
+}  // namespace
+
+void add_jnp_indexing(Interp&, ModuleObj& m) {
+  def_jnp(m, "take", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "take", {"a", "indices", "axis=", "out=", "mode=", "unique_indices=", "indices_are_sorted=", "fill_value="});
+    auto axis = opt_axis(I, p.get("axis"));
+    return apply(I, "take", {operand_of(I, p.get("a"), false), operand_of(I, p.get("indices"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{take_body(t, ids[0], ids[1], axis)}; });
+  });
+  def_jnp(m, "take_along_axis", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "take_along_axis", {"arr", "indices", "axis", "mode=", "fill_value="});
+    auto axis = opt_axis(I, p.get("axis"));
+    return apply(I, "take_along_axis", {operand_of(I, p.get("arr"), false), operand_of(I, p.get("indices"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{take_along_body(t, ids[0], ids[1], axis)}; });
+  });
+  def_jnp(m, "roll", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "roll", {"a", "shift", "axis="});
+    auto shifts = int_list(I, p.get("shift"), "shift");
+    auto axes = axes_arg(I, p.get("axis"));
+    return apply(I, "roll", {operand_of(I, p.get("a"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{roll_body(t, ids[0], shifts, axes)}; });
+  });
+  def_jnp(m, "diff", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "diff", {"a", "n=", "axis=", "prepend=", "append="});
+    int64_t n = p.has("n") ? int_arg(I, p.get("n"), "n") : 1;
+    if (n < 0) I.raise("ValueError", fmt::format("order must be non-negative but got {}", n));
+    int64_t axis = p.has("axis") ? int_arg(I, p.get("axis"), "axis") : -1;
+    if (!is_none(p.get("prepend")) || !is_none(p.get("append")))
+      I.raise("NotImplementedError", "jnp.diff: prepend= and append= are not supported yet");
+    return apply(I, "diff", {operand_of(I, p.get("a"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{diff_body(t, ids[0], n, axis)}; });
+  });
+  def_jnp(m, "meshgrid", [](Interp& I, CallArgs& a) {
+    std::string indexing = "xy";
+    bool sparse = false;
+    for (auto& [k, v] : a.kwargs) {
+      if (k == "indexing") indexing = I.str(v);
+      else if (k == "sparse") sparse = I.truthy(v);
+      else if (k == "copy") continue;
+      else I.raise("TypeError", fmt::format("meshgrid() got an unexpected keyword argument '{}'", k));
+    }
+    if (indexing != "xy" && indexing != "ij") I.raise("ValueError", fmt::format("Valid values for indexing are 'xy' and 'ij', got {}", indexing));
+    std::vector<Value> ops;
+    for (auto& v : a.args) ops.push_back(operand_of(I, v, false));
+    if (ops.empty()) return interp::make_list(std::vector<Value>{});
+    auto outs = apply_multi(I, "meshgrid", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      for (auto id : ids)
+        if (t.type(id).rank() != 1) fail("ValueError", "Arguments to jax.numpy.meshgrid must be 1D, got shape " + types::py_int_tuple(t.type(id).shape()));
+      return meshgrid_body(t, ids, indexing == "xy", sparse);
+    });
+    return interp::make_list(std::move(outs));
+  });
+  def_jnp(m, "diag", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "diag", {"v", "k="});
+    int64_t k = p.has("k") ? int_arg(I, p.get("k"), "k") : 0;
+    return apply(I, "diag", {operand_of(I, p.get("v"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{diag_body(t, ids[0], k, "diag input must be 1d or 2d")}; });
+  });
+  def_jnp(m, "trace", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "trace", {"a", "offset=", "axis1=", "axis2=", "dtype=", "out="});
+    int64_t off = p.has("offset") ? int_arg(I, p.get("offset"), "offset") : 0;
+    int64_t a1 = p.has("axis1") ? int_arg(I, p.get("axis1"), "axis1") : 0, a2 = p.has("axis2") ? int_arg(I, p.get("axis2"), "axis2") : 1;
+    auto dt = dtype_arg(I, p.get("dtype"));
+    std::optional<DType> acc;
+    if (dt) acc = storage_dtype(*dt, false);
+    return apply(I, "trace", {operand_of(I, p.get("a"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{trace_body(t, ids[0], off, a1, a2, acc)}; });
+  });
+  def_jnp(m, "kron", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "kron", {"a", "b"});
+    return apply(I, "kron", {operand_of(I, p.get("a"), false), operand_of(I, p.get("b"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{kron_body(t, ids[0], ids[1])}; });
+  });
+  def_jnp(m, "count_nonzero", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "count_nonzero", {"a", "axis=", "keepdims="});
+    auto axes = axes_arg(I, p.get("axis"));
+    bool keep = p.has("keepdims") && I.truthy(p.get("keepdims"));
+    return apply(I, "count_nonzero", {operand_of(I, p.get("a"), false)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{count_nonzero_body(t, ids[0], axes, keep, DType::I32)};
+    });
+  });
+  def_jnp(m, "nonzero", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "nonzero", {"a", "*", "size=", "fill_value="});
+    return jnp_nonzero_impl(I, p.get("a"), p.get("size"), p.get("fill_value"), false);
+  });
+  def_jnp(m, "argwhere", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "argwhere", {"a", "*", "size=", "fill_value="});
+    return jnp_nonzero_impl(I, p.get("a"), p.get("size"), p.get("fill_value"), true);
+  });
+}
+
+namespace np {
+
+namespace {
+
+Value np_run(Interp& I, const char* name, const std::vector<Value>& args, bool common,
+             const std::function<ValueId(trace::Trace&, const std::vector<ValueId>&)>& f) {
+  std::vector<Operand> ops;
+  for (auto& v : args) ops.push_back(operand(I, v));
+  std::vector<exec::ArrayRef> ins;
+  for (auto& o : ops) ins.push_back(o.array);
+  DType c = common ? result_type(ops) : DType::F64;
+  return result(run1(I, name, ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+    std::vector<ValueId> xs = ids;
+    if (common)
+      for (auto& x : xs) x = cast(t, x, c);
+    return std::vector<ValueId>{f(t, xs)};
+  }));
+}
+
+// numpy raises for out-of-range indices (mode='raise').
+void check_indices(Interp& I, const exec::ArrayRef& x, const exec::ArrayRef& idx, std::optional<int64_t> axis) {
+  const Shape& s = x->type.shape();
+  int64_t n = x->type.num_elements(), ax = 0;
+  if (axis) {
+    ax = *axis < 0 ? *axis + static_cast<int64_t>(s.size()) : *axis;
+    if (ax < 0 || ax >= static_cast<int64_t>(s.size()))
+      I.raise("AxisError", fmt::format("axis {} is out of bounds for array of dimension {}", *axis, s.size()));
+    n = s[ax];
+  }
+  for (auto& e : array_elements(*idx)) {
+    auto k = interp::bi::int_of(e);
+    if (!k) I.raise("IndexError", "arrays used as indices must be of integer (or boolean) type");
+    if (*k < -n || *k >= n) I.raise("IndexError", fmt::format("index {} is out of bounds for axis {} with size {}", *k, ax, n));
+  }
+}
+
+Value np_tri(Interp& I, CallArgs& a, const char* name, bool upper) {
+  interp::ArgParser p(I, a, name, {"m", "k="});
+  int64_t k = p.get("k") ? int_arg(I, p.get("k"), "k") : 0;
+  return np_run(I, name, {p.get("m")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+    ValueId x = ids[0];
+    Shape s = t.type(x).shape();
+    const size_t r = s.size();
+    if (r < 2) fail("ValueError", "input array must be at least 2-d");
+    ValueId ri = trace::iota(t, DType::I32, {s[r - 2], s[r - 1]}, 0, std::nullopt);
+    ValueId ci = trace::iota(t, DType::I32, {s[r - 2], s[r - 1]}, 1, std::nullopt);
+    ValueId d = trace::binary(t, name, EwOp::Sub, ci, ri);
+    ValueId mask = trace::binary(t, name, upper ? EwOp::Ge : EwOp::Le, d, trace::scalar_constant(t, static_cast<double>(k), {DType::I32, true}));
+    return trace::where(t, mask, x, zero_of(t, x));
+  });
+}
+
+ValueId contract(trace::Trace& t, ValueId a, ValueId b, std::vector<int64_t> la, std::vector<int64_t> ra) {
+  sharding::DotDims d;
+  d.lhs_contracting = std::move(la);
+  d.rhs_contracting = std::move(ra);
+  for (size_t i = 0; i < d.lhs_contracting.size(); ++i)
+    if (t.type(a).shape()[d.lhs_contracting[i]] != t.type(b).shape()[d.rhs_contracting[i]]) fail("ValueError", "shape-mismatch for sum");
+  return trace::dot_general(t, a, b, d, std::nullopt, "dot_general");
+}
+
+}  // namespace
+
+void add_indexing_functions(Interp&, ModuleObj& m) {
+  add(m, "take", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "take", {"a", "indices", "axis=", "out=", "mode="});
+    std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
+    auto x = host_array(I, p.get("a")), idx = host_array(I, p.get("indices"));
+    check_indices(I, x, idx, axis);
+    return result(run1(I, "take", {x, idx}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{take_body(t, ids[0], ids[1], axis)};
+    }));
+  });
+  add(m, "take_along_axis", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "take_along_axis", {"arr", "indices", "axis"});
+    std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
+    auto x = host_array(I, p.get("arr")), idx = host_array(I, p.get("indices"));
+    return result(run1(I, "take_along_axis", {x, idx}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{take_along_body(t, ids[0], ids[1], axis)};
+    }));
+  });
+  add(m, "roll", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "roll", {"a", "shift", "axis="});
+    auto shifts = int_list(I, p.get("shift"), "shift");
+    auto axes = api::axes_arg(I, p.get("axis"));
+    return np_run(I, "roll", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return roll_body(t, ids[0], shifts, axes); });
+  });
+  add(m, "diff", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "diff", {"a", "n=", "axis=", "prepend=", "append="});
+    int64_t n = p.get("n") ? int_arg(I, p.get("n"), "n") : 1;
+    if (n < 0) I.raise("ValueError", fmt::format("order must be non-negative but got {}", n));
+    int64_t axis = p.get("axis") ? int_arg(I, p.get("axis"), "axis") : -1;
+    if (!is_none(p.get("prepend")) || !is_none(p.get("append")))
+      I.raise("NotImplementedError", "numpy.diff: prepend= and append= are not supported yet");
+    return np_run(I, "diff", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return diff_body(t, ids[0], n, axis); });
+  });
+  add(m, "meshgrid", [](Interp& I, CallArgs& a) {
+    std::string indexing = "xy";
+    bool sparse = false;
+    for (auto& [k, v] : a.kwargs) {
+      if (k == "indexing") indexing = I.str(v);
+      else if (k == "sparse") sparse = I.truthy(v);
+      else if (k == "copy") continue;
+      else I.raise("TypeError", fmt::format("meshgrid() got an unexpected keyword argument '{}'", k));
+    }
+    if (indexing != "xy" && indexing != "ij") I.raise("ValueError", "Valid values for `indexing` are 'xy' and 'ij'.");
+    std::vector<exec::ArrayRef> ins;
+    for (auto& v : a.args) ins.push_back(host_array(I, v));
+    if (ins.empty()) return interp::make_list(std::vector<Value>{});
+    auto outs = run(I, "meshgrid", ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return meshgrid_body(t, ids, indexing == "xy", sparse); });
+    std::vector<Value> vs;
+    for (auto& o : outs) vs.push_back(wrap(o, true));
+    return interp::make_list(std::move(vs));
+  });
+  add(m, "diag", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "diag", {"v", "k="});
+    int64_t k = p.get("k") ? int_arg(I, p.get("k"), "k") : 0;
+    return np_run(I, "diag", {p.get("v")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return diag_body(t, ids[0], k, "Input must be 1- or 2-d."); });
+  });
+  add(m, "trace", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "trace", {"a", "offset=", "axis1=", "axis2=", "dtype=", "out="});
+    int64_t off = p.get("offset") ? int_arg(I, p.get("offset"), "offset") : 0;
+    int64_t a1 = p.get("axis1") ? int_arg(I, p.get("axis1"), "axis1") : 0, a2 = p.get("axis2") ? int_arg(I, p.get("axis2"), "axis2") : 1;
+    auto dt = dtype_arg(I, p.get("dtype"));
+    return np_run(I, "trace", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      DType d = t.type(ids[0]).dtype();
+      std::optional<DType> acc = dt ? dt : (types::is_float(d) ? std::nullopt : std::optional<DType>(DType::I64));
+      return trace_body(t, ids[0], off, a1, a2, acc);
+    });
+  });
+  add(m, "kron", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "kron", {"a", "b"});
+    return np_run(I, "kron", {p.get("a"), p.get("b")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return kron_body(t, ids[0], ids[1]); });
+  });
+  add(m, "count_nonzero", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "count_nonzero", {"a", "axis=", "*", "keepdims="});
+    auto axes = api::axes_arg(I, p.get("axis"));
+    bool keep = bool_arg(I, p.get("keepdims"), false);
+    return np_run(I, "count_nonzero", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return count_nonzero_body(t, ids[0], axes, keep, DType::I64);
+    });
+  });
+  for (const char* nm : {"nonzero", "argwhere", "flatnonzero"}) {
+    const std::string which = nm;
+    add(m, nm, [which](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, which, {"a"});
+      auto x = host_array(I, p.get("a"));
+      auto cnt = run1(I, "count_nonzero", {x}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        return std::vector<ValueId>{count_nonzero_body(t, ids[0], std::nullopt, false, DType::I64)};
+      });
+      int64_t size = count_concrete(I, wrap(cnt, true));
+      auto outs = run(I, which, {x}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        ValueId v = ids[0];
+        if (which == "flatnonzero") return std::vector<ValueId>{nonzero_flat(t, v, size, DType::I64)};
+        if (t.type(v).rank() == 0) {
+          if (which == "nonzero") fail("ValueError", "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.");
+          return std::vector<ValueId>{trace::full(t, {size, 0}, 0, {DType::I64, false}, std::nullopt)};
+        }
+        auto cs = nonzero_body(t, v, size, 0, DType::I64);
+        if (which == "nonzero") return cs;
+        return std::vector<ValueId>{trace::stack(t, cs, 1)};
+      });
+      std::vector<Value> vs;
+      for (auto& o : outs) vs.push_back(wrap(o, true));
+      if (which != "nonzero") return vs.at(0);
+      return interp::make_tuple(std::move(vs));
+    });
+  }
+  add(m, "outer", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "outer", {"a", "b", "out="});
+    return np_run(I, "outer", {p.get("a"), p.get("b")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      ValueId l = trace::reshape(t, ids[0], {t.type(ids[0]).num_elements(), 1});
+      ValueId r = trace::reshape(t, ids[1], {1, t.type(ids[1]).num_elements()});
+      return trace::binary(t, "mul", EwOp::Mul, l, r);
+    });
+  });
+  add(m, "triu", [](Interp& I, CallArgs& a) { return np_tri(I, a, "triu", true); });
+  add(m, "tril", [](Interp& I, CallArgs& a) { return np_tri(I, a, "tril", false); });
+  add(m, "flip", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "flip", {"m", "axis="});
+    auto axes = api::axes_arg(I, p.get("axis"));
+    return np_run(I, "flip", {p.get("m")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      std::vector<int64_t> dims;
+      if (axes) dims = *axes;
+      else
+        for (int64_t d = 0; d < rank_of(t, ids[0]); ++d) dims.push_back(d);
+      return trace::rev(t, ids[0], dims);
+    });
+  });
+  add(m, "repeat", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "repeat", {"a", "repeats", "axis="});
+    if (as_array(p.get("repeats")) && as_array(p.get("repeats"))->array->type.rank() > 0)
+      I.raise("NotImplementedError", "numpy.repeat with an array of repeats is not supported yet");
+    int64_t reps = int_arg(I, p.get("repeats"), "repeats");
+    if (reps < 0) I.raise("ValueError", "negative dimensions are not allowed");
+    std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
+    return np_run(I, "repeat", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      ValueId v = ids[0];
+      int64_t ax = 0;
+      if (!axis) v = flat(t, v);
+      else ax = trace::normalize_axis("repeat", *axis, t.type(v).rank());
+      Shape s = t.type(v).shape(), e = s;
+      e.insert(e.begin() + ax + 1, 1);
+      Shape b = e;
+      b[ax + 1] = reps;
+      Shape f = s;
+      f[ax] *= reps;
+      return trace::reshape(t, trace::broadcast_to(t, trace::reshape(t, v, e), b), f);
+    });
+  });
+  add(m, "pad", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "pad", {"array", "pad_width", "mode=", "constant_values="});
+    if (p.get("mode") && I.str(p.get("mode")) != "constant")
+      I.raise("NotImplementedError", fmt::format("numpy.pad: mode '{}' is not supported yet", I.str(p.get("mode"))));
+    auto x = host_array(I, p.get("array"));
+    const size_t r = x->type.rank();
+    // pad_width: n, (n,), (b, a), ((b0, a0), ...)
+    std::vector<std::pair<int64_t, int64_t>> w(r);
+    Value pw = p.get("pad_width");
+    auto pair_of = [&](const Value& v) -> std::pair<int64_t, int64_t> {
+      if (auto n = interp::bi::int_of(v)) return {*n, *n};
+      auto it = I.to_vector(v);
+      if (it.empty()) I.raise("ValueError", "pad_width must not be empty");
+      int64_t b = int_arg(I, it[0], "pad_width");
+      return {b, it.size() > 1 ? int_arg(I, it[1], "pad_width") : b};
+    };
+    if (interp::bi::int_of(pw)) {
+      for (auto& q : w) q = pair_of(pw);
+    } else {
+      auto items = I.to_vector(pw);
+      bool nested = !items.empty() && (items[0]->kind == ObjKind::Tuple || items[0]->kind == ObjKind::List);
+      if (!nested || items.size() == 1) {
+        for (auto& q : w) q = pair_of(nested ? items[0] : pw);
+      } else {
+        if (items.size() != r)
+          I.raise("ValueError", fmt::format("operands could not be broadcast together with remapped shapes [original->remapped]: ({},2)  and requested shape ({},2)", items.size(), r));
+        for (size_t d = 0; d < r; ++d) w[d] = pair_of(items[d]);
+      }
+    }
+    for (auto& q : w)
+      if (q.first < 0 || q.second < 0) I.raise("ValueError", "index can't contain negative values");
+    double cv = p.get("constant_values") ? number_arg(I, p.get("constant_values"), "constant_values") : 0;
+    return result(run1(I, "pad", {x}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      Shape lo, hi;
+      for (auto& q : w) {
+        lo.push_back(q.first);
+        hi.push_back(q.second);
+      }
+      return std::vector<ValueId>{trace::pad(t, ids[0], trace::scalar_constant(t, cv, {t.type(ids[0]).dtype(), false}), lo, hi)};
+    }));
+  });
+  add(m, "tensordot", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "tensordot", {"a", "b", "axes="});
+    Value axes = p.get("axes");
+    return np_run(I, "tensordot", {p.get("a"), p.get("b")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      const int64_t ra = rank_of(t, ids[0]), rb = rank_of(t, ids[1]);
+      std::vector<int64_t> la, lb;
+      if (is_none(axes) || interp::bi::int_of(axes)) {
+        int64_t n = is_none(axes) ? 2 : *interp::bi::int_of(axes);
+        if (n > ra || n > rb) fail("ValueError", "shape-mismatch for sum");
+        for (int64_t i = 0; i < n; ++i) {
+          la.push_back(ra - n + i);
+          lb.push_back(i);
+        }
+      } else {
+        auto pair = I.to_vector(axes);
+        if (pair.size() != 2) fail("ValueError", "axes must consist of two sequences");
+        for (auto v : int_list(I, pair[0], "axes")) la.push_back(trace::normalize_axis("tensordot", v, ra));
+        for (auto v : int_list(I, pair[1], "axes")) lb.push_back(trace::normalize_axis("tensordot", v, rb));
+        if (la.size() != lb.size()) fail("ValueError", "shape-mismatch for sum");
+      }
+      return contract(t, ids[0], ids[1], la, lb);
+    });
+  });
+  add(m, "inner", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "inner", {"a", "b"});
+    return np_run(I, "inner", {p.get("a"), p.get("b")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      const int64_t ra = rank_of(t, ids[0]), rb = rank_of(t, ids[1]);
+      if (ra == 0 || rb == 0) return trace::binary(t, "mul", EwOp::Mul, ids[0], ids[1]);
+      return contract(t, ids[0], ids[1], {ra - 1}, {rb - 1});
+    });
+  });
+  add(m, "vdot", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "vdot", {"a", "b"});
+    return np_run(I, "vdot", {p.get("a"), p.get("b")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      ValueId l = flat(t, ids[0]), r = flat(t, ids[1]);
+      if (t.type(l).num_elements() != t.type(r).num_elements()) fail("ValueError", "cannot reshape array");
+      return contract(t, l, r, {0}, {0});
+    });
+  });
+}
+
+}  // namespace np
+
+}  // namespace shard::api

@@ -1,0 +1,302 @@
+// NaN-ignoring reductions and order statistics of jax.numpy and of the host numpy module:
+// nansum nanmean nanmax nanmin median percentile quantile (linear interpolation) average.
+// One traced body per function, shared by both modules: jnp through apply() (float32, jit
+// and grad apply), numpy through run1 on host arrays (float64 for integer inputs).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "api/modules/jnp_module.hpp"
+#include "api/modules/numpy_internal.hpp"
+#include "interp/builtins/support.hpp"
+#include "trace/promotion.hpp"
+
+namespace shard::api {
+
+using ir::EwOp;
+using ir::ReduceKind;
+using interp::ArgParser;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& kind, const std::string& msg) { throw types::ShardingError(kind, msg); }
+
+ValueId cst(Trace& t, double v, ValueId like) { return trace::scalar_constant(t, v, {t.type(like).dtype(), true}); }
+ValueId is_nan(Trace& t, ValueId x) { return trace::binary(t, "ne", EwOp::Ne, x, x); }
+
+// The float dtype a statistic computes in: floats keep theirs; others become `dflt`.
+ValueId to_float(Trace& t, ValueId x, DType dflt) {
+  if (types::is_float(t.type(x).dtype())) return x;
+  return trace::convert(t, x, {dflt, false});
+}
+
+std::vector<int64_t> axes_or_all(const std::optional<std::vector<int64_t>>& axes) { return axes.value_or(std::vector<int64_t>{}); }
+
+// kind: 0 sum, 1 mean, 2 max, 3 min.
+ValueId nan_reduce(Trace& t, ValueId x, int kind, const std::optional<std::vector<int64_t>>& axes, bool keepdims, DType fdflt,
+                   std::optional<DType> int_acc) {
+  const auto ax = axes_or_all(axes);
+  const bool fl = types::is_float(t.type(x).dtype());
+  if (!fl) {
+    if (kind == 1) return trace::mean(t, to_float(t, x, fdflt), ax, keepdims);
+    if (kind == 0) {
+      if (int_acc) x = trace::convert(t, x, {*int_acc, false});
+      return trace::reduce(t, "nansum", ReduceKind::Sum, x, ax, keepdims);
+    }
+    return trace::reduce(t, kind == 2 ? "nanmax" : "nanmin", kind == 2 ? ReduceKind::Max : ReduceKind::Min, x, ax, keepdims);
+  }
+  ValueId nan = is_nan(t, x);
+  if (kind == 0 || kind == 1) {
+    ValueId s = trace::reduce(t, "nansum", ReduceKind::Sum, trace::where(t, nan, cst(t, 0, x), x), ax, keepdims);
+    if (kind == 0) return s;
+    ValueId ok = trace::convert(t, trace::unary(t, "not", EwOp::Not, nan), {t.type(x).dtype(), false});
+    ValueId n = trace::reduce(t, "nanmean", ReduceKind::Sum, ok, ax, keepdims);
+    return trace::binary(t, "div", EwOp::Div, s, n);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  ValueId filled = trace::where(t, nan, cst(t, kind == 2 ? -inf : inf, x), x);
+  ValueId r = trace::reduce(t, kind == 2 ? "nanmax" : "nanmin", kind == 2 ? ReduceKind::Max : ReduceKind::Min, filled, ax, keepdims);
+  ValueId all_nan = trace::reduce(t, "nanmax", ReduceKind::And, nan, ax, keepdims);
+  return trace::where(t, all_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), r), r);
+}
+
+// Linear-interpolation quantiles at static qs (in [0, 1]); scalar q drops the leading dim.
+ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool scalar_q, std::optional<int64_t> axis, bool keepdims,
+                      DType fdflt) {
+  x = to_float(t, x, fdflt);
+  const Shape orig = t.type(x).shape();
+  const int64_t r0 = static_cast<int64_t>(orig.size());
+  int64_t ax;
+  if (!axis) {
+    x = trace::reshape(t, x, {t.type(x).num_elements()});
+    ax = 0;
+  } else {
+    ax = trace::normalize_axis("quantile", *axis, r0);
+  }
+  const int64_t n = t.type(x).shape()[ax];
+  if (n == 0) fail("ValueError", "quantile of an empty axis is not supported");
+  ValueId sorted = trace::sort(t, x, ax);
+  ValueId any_nan = trace::reduce(t, "quantile", ReduceKind::Or, is_nan(t, x), {ax}, false);
+  std::vector<ValueId> outs;
+  for (double q : qs) {
+    const double pos = q * static_cast<double>(n - 1);
+    int64_t lo = static_cast<int64_t>(std::floor(pos));
+    lo = std::clamp<int64_t>(lo, 0, n - 1);
+    const int64_t hi = std::min(lo + 1, n - 1);
+    const double frac = pos - static_cast<double>(lo);
+    ValueId vlo = trace::index_dims(t, sorted, {ax}, {lo}), vhi = trace::index_dims(t, sorted, {ax}, {hi});
+    ValueId d = trace::binary(t, "sub", EwOp::Sub, vhi, vlo);
+    // numpy's lerp: a + d*w below one half, b - d*(1 - w) from one half on.
+    ValueId v = frac < 0.5 ? trace::binary(t, "add", EwOp::Add, vlo, trace::binary(t, "mul", EwOp::Mul, d, cst(t, frac, d)))
+                           : trace::binary(t, "sub", EwOp::Sub, vhi, trace::binary(t, "mul", EwOp::Mul, d, cst(t, 1 - frac, d)));
+    if (frac == 0) v = vlo;
+    v = trace::where(t, any_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
+    if (keepdims) {
+      if (axis) v = trace::expand_dims(t, v, {ax});
+      else {
+        Shape ones(orig.size(), 1);
+        v = trace::reshape(t, v, ones);
+      }
+    }
+    outs.push_back(v);
+  }
+  if (scalar_q) return outs[0];
+  return trace::stack(t, outs, 0);
+}
+
+ValueId average_body(Trace& t, ValueId x, std::optional<ValueId> w, std::optional<int64_t> axis, bool keepdims, DType fdflt) {
+  if (!w) {
+    x = to_float(t, x, fdflt);
+    return trace::mean(t, x, axis ? std::vector<int64_t>{*axis} : std::vector<int64_t>{}, keepdims);
+  }
+  ValueId wv = *w;
+  const Shape xs = t.type(x).shape(), ws = t.type(wv).shape();
+  const int64_t r = static_cast<int64_t>(xs.size());
+  int64_t ax = 0;
+  if (axis) ax = trace::normalize_axis("average", *axis, r);
+  if (xs != ws) {
+    if (!axis) fail("TypeError", "Axis must be specified when shapes of a and weights differ.");
+    if (ws.size() != 1) fail("TypeError", "1D weights expected when shapes of a and weights differ.");
+    if (ws[0] != xs[ax]) fail("ValueError", "Length of weights not compatible with specified axis.");
+    wv = trace::broadcast_in_dim(t, wv, xs, {ax});
+  }
+  ValueId p = trace::binary(t, "mul", EwOp::Mul, x, wv);  // the common dtype
+  DType common = t.type(p).dtype();
+  if (!types::is_float(common)) common = fdflt;
+  p = trace::convert(t, p, {common, false});
+  wv = trace::convert(t, wv, {common, false});
+  std::vector<int64_t> axes = axis ? std::vector<int64_t>{ax} : std::vector<int64_t>{};
+  ValueId num = trace::reduce(t, "average", ReduceKind::Sum, p, axes, keepdims);
+  ValueId den = trace::reduce(t, "average", ReduceKind::Sum, trace::broadcast_to(t, wv, xs), axes, keepdims);
+  return trace::binary(t, "div", EwOp::Div, num, den);
+}
+
+// q as a list of floats (scaled by 1/scale), checked against [0, 1].
+std::vector<double> q_list(Interp& I, const Value& v, double scale, bool& scalar, const char* err) {
+  std::vector<double> out;
+  scalar = false;
+  if (is_array_like(v) && type_of(v).rank() == 0) {
+    scalar = true;
+    out.push_back(float_arg(I, v, "q"));
+  } else if (auto* a = as_array(v)) {
+    if (a->array->type.rank() > 1) I.raise("NotImplementedError", "quantile: q with more than one dimension is not supported yet");
+    for (auto& e : array_elements(concrete(I, v, "q"))) out.push_back(float_arg(I, e, "q"));
+  } else if (v && (v->kind == interp::ObjKind::List || v->kind == interp::ObjKind::Tuple)) {
+    for (auto& e : I.to_vector(v)) out.push_back(float_arg(I, e, "q"));
+  } else {
+    scalar = true;
+    out.push_back(float_arg(I, v, "q"));
+  }
+  for (auto& q : out) {
+    q /= scale;
+    if (!(q >= 0 && q <= 1)) I.raise("ValueError", err);
+  }
+  return out;
+}
+
+std::optional<int64_t> one_axis(Interp& I, const Value& v, const char* name) {
+  if (is_none(v)) return std::nullopt;
+  if (!interp::bi::int_of(v)) I.raise("NotImplementedError", fmt::format("{}: a tuple axis is not supported yet", name));
+  return int_arg(I, v, "axis");
+}
+
+bool keep_of(Interp& I, const Value& v) { return !is_none(v) && I.truthy(v); }
+
+Value device_operand(Interp& I, const Value& v) {
+  if (is_array_like(v) || python_scalar_type(v, false)) return v;
+  return to_array(I, v, std::nullopt, false);
+}
+
+struct QSpec {
+  const char* name;
+  double scale;  // q / scale in [0, 1]
+  const char* err;
+};
+constexpr QSpec kQuantile{"quantile", 1, "Quantiles must be in the range [0, 1]"};
+constexpr QSpec kPercentile{"percentile", 100, "Percentiles must be in the range [0, 100]"};
+
+}  // namespace
+
+void add_jnp_nan_stats(Interp&, ModuleObj& m) {
+  static const char* names[] = {"nansum", "nanmean", "nanmax", "nanmin"};
+  for (int kind = 0; kind < 4; ++kind) {
+    const char* nm = names[kind];
+    def_jnp(m, nm, [nm, kind](Interp& I, CallArgs& a) {
+      ArgParser p(I, a, nm, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
+      for (const char* k : {"out", "initial", "where"})
+        if (!is_none(p.get(k))) I.raise("NotImplementedError", fmt::format("{}: the '{}' argument is not supported yet", nm, k));
+      auto axes = axes_arg(I, p.get("axis"));
+      bool keep = keep_of(I, p.get("keepdims"));
+      auto dt = dtype_arg(I, p.get("dtype"));
+      return apply(I, nm, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
+        ValueId x = ids[0];
+        if (dt) x = trace::convert(t, x, {storage_dtype(*dt, false), false});
+        return std::vector<ValueId>{nan_reduce(t, x, kind, axes, keep, DType::F32, std::nullopt)};
+      });
+    });
+  }
+  for (const QSpec* s : {&kQuantile, &kPercentile}) {
+    def_jnp(m, s->name, [s](Interp& I, CallArgs& a) {
+      ArgParser p(I, a, s->name, {"a", "q", "axis=", "out=", "overwrite_input=", "method=", "keepdims=", "*", "interpolation="});
+      if (!is_none(p.get("method")) && I.str(p.get("method")) != "linear")
+        I.raise("NotImplementedError", fmt::format("{}: method '{}' is not supported yet", s->name, I.str(p.get("method"))));
+      bool scalar;
+      auto qs = q_list(I, p.get("q"), s->scale, scalar, s->err);
+      auto axis = one_axis(I, p.get("axis"), s->name);
+      bool keep = keep_of(I, p.get("keepdims"));
+      return apply(I, s->name, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
+        return std::vector<ValueId>{quantile_body(t, ids[0], qs, scalar, axis, keep, DType::F32)};
+      });
+    });
+  }
+  def_jnp(m, "median", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "median", {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
+    auto axis = one_axis(I, p.get("axis"), "median");
+    bool keep = keep_of(I, p.get("keepdims"));
+    return apply(I, "median", {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{quantile_body(t, ids[0], {0.5}, true, axis, keep, DType::F32)};
+    });
+  });
+  def_jnp(m, "average", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "keepdims="});
+    if (keep_of(I, p.get("returned"))) I.raise("NotImplementedError", "average: returned=True is not supported yet");
+    auto axis = one_axis(I, p.get("axis"), "average");
+    bool keep = keep_of(I, p.get("keepdims"));
+    std::vector<Value> ops{device_operand(I, p.get("a"))};
+    if (!is_none(p.get("weights"))) ops.push_back(device_operand(I, p.get("weights")));
+    return apply(I, "average", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> w;
+      if (ids.size() > 1) w = ids[1];
+      return std::vector<ValueId>{average_body(t, ids[0], w, axis, keep, DType::F32)};
+    });
+  });
+}
+
+namespace np {
+
+void add_nan_stats_functions(Interp&, ModuleObj& m) {
+  static const char* names[] = {"nansum", "nanmean", "nanmax", "nanmin"};
+  for (int kind = 0; kind < 4; ++kind) {
+    const char* nm = names[kind];
+    add(m, nm, [nm, kind](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, nm, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
+      auto h = host_array(I, p.get("a"));
+      auto axes = api::axes_arg(I, p.get("axis"));
+      bool keep = bool_arg(I, p.get("keepdims"), false);
+      auto dt = dtype_arg(I, p.get("dtype"));
+      return result(run1(I, nm, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        ValueId x = ids[0];
+        if (dt) x = cast(t, x, *dt);
+        return std::vector<ValueId>{nan_reduce(t, x, kind, axes, keep, DType::F64, DType::I64)};
+      }));
+    });
+  }
+  for (const QSpec* s : {&kQuantile, &kPercentile}) {
+    add(m, s->name, [s](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, s->name, {"a", "q", "axis=", "out=", "overwrite_input=", "method=", "keepdims=", "*", "interpolation="});
+      if (p.get("method") && I.str(p.get("method")) != "linear")
+        I.raise("NotImplementedError", fmt::format("{}: method '{}' is not supported yet", s->name, I.str(p.get("method"))));
+      bool scalar;
+      auto qs = q_list(I, p.get("q"), s->scale, scalar, s->err);
+      auto axis = one_axis(I, p.get("axis"), s->name);
+      bool keep = bool_arg(I, p.get("keepdims"), false);
+      auto h = host_array(I, p.get("a"));
+      return result(run1(I, s->name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        // numpy 1.24 interpolates with float64 q: float64 results whatever the input.
+        return std::vector<ValueId>{quantile_body(t, cast(t, ids[0], DType::F64), qs, scalar, axis, keep, DType::F64)};
+      }));
+    });
+  }
+  add(m, "median", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "median", {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
+    auto axis = one_axis(I, p.get("axis"), "median");
+    bool keep = bool_arg(I, p.get("keepdims"), false);
+    auto h = host_array(I, p.get("a"));
+    return result(run1(I, "median", {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{quantile_body(t, ids[0], {0.5}, true, axis, keep, DType::F64)};
+    }));
+  });
+  add(m, "average", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "*", "keepdims="});
+    if (p.get("returned") && I.truthy(p.get("returned"))) I.raise("NotImplementedError", "average: returned=True is not supported yet");
+    auto axis = one_axis(I, p.get("axis"), "average");
+    bool keep = bool_arg(I, p.get("keepdims"), false);
+    std::vector<exec::ArrayRef> ins{host_array(I, p.get("a"))};
+    if (!is_none(p.get("weights"))) ins.push_back(host_array(I, p.get("weights")));
+    // numpy's result type of a and weights (int32 with float32 is float64), floats only.
+    DType common = ins[0]->type.dtype();
+    if (ins.size() > 1) common = promote(common, ins[1]->type.dtype());
+    if (!types::is_float(common)) common = DType::F64;
+    return result(run1(I, "average", ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> w;
+      if (ids.size() > 1) w = cast(t, ids[1], common);
+      if (ids.size() > 1) return std::vector<ValueId>{average_body(t, cast(t, ids[0], common), w, axis, keep, DType::F64)};
+      return std::vector<ValueId>{average_body(t, ids[0], w, axis, keep, DType::F64)};
+    }));
+  });
+}
+
+}  // namespace np
+
+}  // namespace shard::api
