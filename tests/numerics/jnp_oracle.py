@@ -414,6 +414,18 @@ def _aw(v, size, fill=0):
     w = np.argwhere(v)[:size]
     return np.concatenate([w, np.full((size - len(w), v.ndim), fill, w.dtype)])
 
+def _take_fill(v, idx, axis, fill):
+    n = v.shape[axis]
+    ok = (idx >= -n) & (idx < n)
+    r = np.take(v, np.where(ok, idx, 0), axis=axis)
+    shape = [1] * v.ndim
+    shape[axis] = len(idx)
+    return np.where(ok.reshape(shape), r, np.asarray(fill).astype(v.dtype))
+
+def _tal_fill(v, idx):
+    ok = (idx >= -16) & (idx < 16)
+    return np.where(ok, np.take_along_axis(v, np.where(ok, idx, 0), axis=1), np.float32(np.nan))
+
 def _take_grad(x):
     g = np.zeros((8, 16), np.float32)
     np.add.at(g, (slice(None), np.where(x["x"] < 0, x["x"] + 16, x["x"])), 1)
@@ -435,6 +447,11 @@ _COV = [
     ("tal_ax0_int", "jnp.take_along_axis(i, Y, axis=0)", lambda x: np.take_along_axis(x["i"], x["Y"], axis=0)),
     ("tal_argsort", "jnp.take_along_axis(a, jnp.argsort(a, axis=1), axis=1)", lambda x: np.sort(x["a"], axis=1)),
     ("tal_none", "jnp.take_along_axis(i, x, axis=None)", lambda x: np.take_along_axis(x["i"], x["x"], axis=None)),
+    ("take_fill", "jnp.take(a, x * 3, axis=0)", lambda x: _take_fill(x["a"], x["x"] * 3, 0, np.nan)),
+    ("take_fill_int", "jnp.take(i, x * 3, axis=1, fill_value=7)", lambda x: _take_fill(x["i"], x["x"] * 3, 1, 7)),
+    ("take_wrap", "jnp.take(a, x * 3, axis=1, mode='wrap')", lambda x: np.take(x["a"], x["x"] * 3, axis=1, mode="wrap")),
+    ("take_clip", "jnp.take(i, x * 3, axis=0, mode='clip')", lambda x: np.take(x["i"], x["x"] * 3, axis=0, mode="clip")),
+    ("tal_fill", "jnp.take_along_axis(a, y * 2, axis=1)", lambda x: _tal_fill(x["a"], x["y"] * 2)),
     # roll
     ("roll_flat", "jnp.roll(a, 3)", lambda x: np.roll(x["a"], 3)),
     ("roll_big_shift", "jnp.roll(a, 20, axis=1)", lambda x: np.roll(x["a"], 20, axis=1)),
@@ -449,6 +466,9 @@ _COV = [
     ("diff_int", "jnp.diff(i, axis=-1)", lambda x: np.diff(x["i"], axis=-1)),
     ("diff_3d", "jnp.diff(s, n=3, axis=1)", lambda x: np.diff(x["s"], n=3, axis=1)),
     ("diff_n0", "jnp.diff(v, n=0)", lambda x: np.diff(x["v"], n=0)),
+    ("diff_prepend", "jnp.diff(i, prepend=0)", lambda x: np.diff(x["i"], prepend=0)),
+    ("diff_append_arr", "jnp.diff(a, axis=0, append=b[:2])", lambda x: np.diff(x["a"], axis=0, append=x["b"][:2])),
+    ("diff_both", "jnp.diff(v, n=2, prepend=w[:3], append=1.5)", lambda x: np.diff(x["v"], n=2, prepend=x["w"][:3], append=np.float32(1.5))),
     ("diff_bool", "jnp.diff(m, axis=1)", lambda x: np.diff(x["m"], axis=1)),
     # meshgrid
     ("meshgrid_xy0", "jnp.meshgrid(v[:5], x)[0]", lambda x: np.meshgrid(x["v"][:5], x["x"])[0]),
@@ -525,6 +545,9 @@ _NP = [
     ("take", "np.take(h(a), h(x), axis=1)", lambda x: np.take(x["a"], x["x"], axis=1)),
     ("take_flat", "np.take(h(i), h(x))", lambda x: np.take(x["i"], x["x"])),
     ("take_along_axis", "np.take_along_axis(h(i), h(Y), axis=0)", lambda x: np.take_along_axis(x["i"], x["Y"], axis=0)),
+    ("take_wrap", "np.take(h(a), h(x) * 3, axis=1, mode='wrap')", lambda x: np.take(x["a"], x["x"] * 3, axis=1, mode="wrap")),
+    ("take_clip", "np.take(h(i), h(x) * 3, mode='clip')", lambda x: np.take(x["i"], x["x"] * 3, mode="clip")),
+    ("diff_prepend", "np.diff(h(i), axis=0, prepend=h(j)[:1], append=3)", lambda x: np.diff(x["i"], axis=0, prepend=x["j"][:1], append=3)),
     ("roll", "np.roll(h(i), (2, -19), axis=(0, -1))", lambda x: np.roll(x["i"], (2, -19), axis=(0, -1))),
     ("diff", "np.diff(h(i), n=2, axis=0)", lambda x: np.diff(x["i"], n=2, axis=0)),
     ("meshgrid", "np.meshgrid(h(v)[:3], h(x))[0]", lambda x: np.meshgrid(x["v"][:3], x["x"])[0]),

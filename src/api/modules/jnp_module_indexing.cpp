@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "api/modules/jnp_module.hpp"
 #include "api/modules/numpy_internal.hpp"
 #include "interp/builtins/support.hpp"
+#include "trace/promotion.hpp"
 
 namespace shard::api {
 
@@ -35,27 +37,61 @@ ValueId select_sum(Trace& t, ValueId mask, ValueId x, int64_t axis) {
   return trace::reduce(t, "take", b ? ReduceKind::Or : ReduceKind::Sum, sel, {axis}, false);
 }
 
+// How out-of-range indices are handled: jnp's default "fill" (fill_value where out of
+// range), numpy's checked indices (kInBounds: the caller raised for bad ones), "wrap", "clip".
+enum class IndexMode { Fill, InBounds, Wrap, Clip };
+
+struct TakeMode {
+  IndexMode mode = IndexMode::Fill;
+  std::optional<double> fill;  // default: NaN, the lowest signed / highest unsigned value, True
+};
+
+double default_fill(DType d) {
+  if (types::is_float(d)) return std::numeric_limits<double>::quiet_NaN();
+  switch (d) {
+    case DType::Bool: return 1;
+    case DType::I32: return static_cast<double>(std::numeric_limits<int32_t>::min());
+    case DType::I64: return static_cast<double>(std::numeric_limits<int64_t>::min());
+    case DType::U8: return 255;
+    case DType::U16: return 65535;
+    case DType::U32: return 4294967295.0;
+    default: return 0;
+  }
+}
+
 // x (B..., n), idx (B..., k) -> (B..., k): x[..., idx]; negative indices count from the end.
-ValueId take_last(Trace& t, ValueId x, ValueId idx) {
+ValueId take_last(Trace& t, ValueId x, ValueId idx, const TakeMode& tm = {}) {
   auto xs = t.type(x).shape();
   auto is = t.type(idx).shape();
   const int64_t n = xs.back();
   if (types::is_float(t.type(idx).dtype()) || t.type(idx).dtype() == DType::Bool)
     fail("TypeError", "indices must be integers");
-  ValueId nn = trace::scalar_constant(t, static_cast<double>(n), {t.type(idx).dtype(), true});
-  ValueId neg = trace::binary(t, "lt", EwOp::Lt, idx, zero_of(t, idx));
-  idx = trace::where(t, neg, trace::binary(t, "add", EwOp::Add, idx, nn), idx);
+  const DType id = t.type(idx).dtype();
+  ValueId nn = trace::scalar_constant(t, static_cast<double>(n), {id, true});
+  ValueId zero = zero_of(t, idx);
+  if (tm.mode == IndexMode::Clip) {
+    idx = trace::clip(t, idx, zero, trace::scalar_constant(t, static_cast<double>(std::max<int64_t>(n - 1, 0)), {id, true}));
+  } else {
+    if (tm.mode == IndexMode::Wrap && n > 0) idx = trace::binary(t, "rem", EwOp::Rem, idx, nn);
+    ValueId neg = trace::binary(t, "lt", EwOp::Lt, idx, zero);
+    idx = trace::where(t, neg, trace::binary(t, "add", EwOp::Add, idx, nn), idx);
+  }
   Shape full = is;
   full.push_back(n);
   const int64_t r = static_cast<int64_t>(is.size());
   ValueId ie = trace::broadcast_to(t, trace::expand_dims(t, idx, {r}), full);
-  ValueId io = trace::iota(t, t.type(idx).dtype(), full, r, std::nullopt);
+  ValueId io = trace::iota(t, id, full, r, std::nullopt);
   ValueId mask = trace::binary(t, "eq", EwOp::Eq, ie, io);
   ValueId xe = trace::broadcast_to(t, trace::expand_dims(t, x, {r - 1}), full);
-  return select_sum(t, mask, xe, r);
+  ValueId g = select_sum(t, mask, xe, r);
+  if (tm.mode != IndexMode::Fill) return g;
+  ValueId valid = trace::reduce(t, "take", ReduceKind::Or, mask, {r}, false);
+  const DType d = t.type(g).dtype();
+  ValueId fv = trace::scalar_constant(t, tm.fill.value_or(default_fill(d)), {d, true});
+  return trace::where(t, valid, g, fv);
 }
 
-ValueId take_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis) {
+ValueId take_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis, const TakeMode& tm = {}) {
   if (!axis) {
     a = flat(t, a);
     axis = 0;
@@ -70,7 +106,7 @@ ValueId take_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis)
   Shape b = batch;
   b.push_back(m);
   ValueId i = trace::broadcast_to(t, flat(t, idx), b);
-  ValueId g = take_last(t, x, i);  // (pre, post, m)
+  ValueId g = take_last(t, x, i, tm);  // (pre, post, m)
   Shape s = batch;
   s.insert(s.end(), ishape.begin(), ishape.end());
   g = trace::reshape(t, g, s);
@@ -82,7 +118,7 @@ ValueId take_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis)
   return trace::transpose(t, g, perm);
 }
 
-ValueId take_along_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis) {
+ValueId take_along_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t> axis, const TakeMode& tm = {}) {
   if (!axis) {
     if (rank_of(t, idx) != 1) fail("ValueError", "when axis=None, `indices` must have a single dimension.");
     a = flat(t, a);
@@ -100,7 +136,7 @@ ValueId take_along_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t>
   Shape bx = batch, bi = batch;
   bx.push_back(n);
   bi.push_back(k);
-  ValueId g = take_last(t, trace::broadcast_to(t, x, bx), trace::broadcast_to(t, i, bi));
+  ValueId g = take_last(t, trace::broadcast_to(t, x, bx), trace::broadcast_to(t, i, bi), tm);
   return trace::move_dim(t, g, r - 1, ax);
 }
 
@@ -135,10 +171,32 @@ ValueId roll_body(Trace& t, ValueId x, const std::vector<int64_t>& shifts, const
   return x;
 }
 
-ValueId diff_body(Trace& t, ValueId x, int64_t n, int64_t axis) {
+// prepend / append of diff: scalars broadcast to x's shape with length 1 along the axis.
+ValueId diff_extend(Trace& t, ValueId x, ValueId e, int64_t ax) {
+  Shape s = t.type(x).shape();
+  if (t.type(e).rank() == 0) {
+    s[ax] = 1;
+    e = trace::broadcast_to(t, e, s);
+  }
+  return e;
+}
+
+ValueId diff_body(Trace& t, ValueId x, int64_t n, int64_t axis, std::optional<ValueId> prepend = std::nullopt,
+                  std::optional<ValueId> append = std::nullopt) {
   const int64_t r = rank_of(t, x);
   if (r == 0) fail("ValueError", "diff requires input that is at least one dimensional");
   const int64_t ax = trace::normalize_axis("diff", axis, r);
+  if (prepend || append) {
+    std::vector<ValueId> parts;
+    if (prepend) parts.push_back(diff_extend(t, x, *prepend, ax));
+    parts.push_back(x);
+    if (append) parts.push_back(diff_extend(t, x, *append, ax));
+    // one dtype for the concatenation: the promoted one
+    DTypeW d = dtw(t, x);
+    for (auto p : parts) d = trace::promote(d, dtw(t, p));
+    for (auto& p : parts) p = trace::convert(t, p, {d.dtype, false});
+    x = trace::concatenate(t, parts, ax);
+  }
   for (int64_t k = 0; k < n; ++k) {
     Shape shape = t.type(x).shape();
     if (shape[ax] == 0) break;
@@ -284,6 +342,18 @@ int64_t count_concrete(Interp& I, const Value& counted) {
   return interp::bi::int_of(els.at(0)).value_or(0);
 }
 
+TakeMode jnp_mode(Interp& I, const Value& mode, const Value& fill, const char* name) {
+  TakeMode tm;
+  std::string m = is_none(mode) ? "fill" : I.str(mode);
+  if (m == "fill") tm.mode = IndexMode::Fill;
+  else if (m == "promise_in_bounds") tm.mode = IndexMode::InBounds;
+  else if (m == "wrap") tm.mode = IndexMode::Wrap;
+  else if (m == "clip") tm.mode = IndexMode::Clip;
+  else I.raise("ValueError", fmt::format("{}: Invalid mode '{}'", name, m));
+  if (!is_none(fill)) tm.fill = float_arg(I, fill, "fill_value");
+  return tm;
+}
+
 Value operand_of(Interp& I, const Value& v, bool host) {
   if (is_array_like(v) || python_scalar_type(v, false)) return v;
   return to_array(I, v, std::nullopt, host);
@@ -322,14 +392,16 @@ void add_jnp_indexing(Interp&, ModuleObj& m) {
   def_jnp(m, "take", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "take", {"a", "indices", "axis=", "out=", "mode=", "unique_indices=", "indices_are_sorted=", "fill_value="});
     auto axis = opt_axis(I, p.get("axis"));
+    auto tm = jnp_mode(I, p.get("mode"), p.get("fill_value"), "take");
     return apply(I, "take", {operand_of(I, p.get("a"), false), operand_of(I, p.get("indices"), false)},
-                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{take_body(t, ids[0], ids[1], axis)}; });
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{take_body(t, ids[0], ids[1], axis, tm)}; });
   });
   def_jnp(m, "take_along_axis", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "take_along_axis", {"arr", "indices", "axis", "mode=", "fill_value="});
     auto axis = opt_axis(I, p.get("axis"));
+    auto tm = jnp_mode(I, p.get("mode"), p.get("fill_value"), "take_along_axis");
     return apply(I, "take_along_axis", {operand_of(I, p.get("arr"), false), operand_of(I, p.get("indices"), false)},
-                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{take_along_body(t, ids[0], ids[1], axis)}; });
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{take_along_body(t, ids[0], ids[1], axis, tm)}; });
   });
   def_jnp(m, "roll", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "roll", {"a", "shift", "axis="});
@@ -343,10 +415,16 @@ void add_jnp_indexing(Interp&, ModuleObj& m) {
     int64_t n = p.has("n") ? int_arg(I, p.get("n"), "n") : 1;
     if (n < 0) I.raise("ValueError", fmt::format("order must be non-negative but got {}", n));
     int64_t axis = p.has("axis") ? int_arg(I, p.get("axis"), "axis") : -1;
-    if (!is_none(p.get("prepend")) || !is_none(p.get("append")))
-      I.raise("NotImplementedError", "jnp.diff: prepend= and append= are not supported yet");
-    return apply(I, "diff", {operand_of(I, p.get("a"), false)},
-                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{diff_body(t, ids[0], n, axis)}; });
+    std::vector<Value> ops{operand_of(I, p.get("a"), false)};
+    const bool pre = !is_none(p.get("prepend")), app = !is_none(p.get("append"));
+    if (pre) ops.push_back(operand_of(I, p.get("prepend"), false));
+    if (app) ops.push_back(operand_of(I, p.get("append"), false));
+    return apply(I, "diff", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> pv, av;
+      if (pre) pv = ids[1];
+      if (app) av = ids[pre ? 2 : 1];
+      return std::vector<ValueId>{diff_body(t, ids[0], n, axis, pv, av)};
+    });
   });
   def_jnp(m, "meshgrid", [](Interp& I, CallArgs& a) {
     std::string indexing = "xy";
@@ -475,17 +553,24 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
     interp::ArgParser p(I, a, "take", {"a", "indices", "axis=", "out=", "mode="});
     std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
     auto x = host_array(I, p.get("a")), idx = host_array(I, p.get("indices"));
-    check_indices(I, x, idx, axis);
+    TakeMode tm{IndexMode::InBounds, std::nullopt};
+    std::string mode = p.get("mode") ? I.str(p.get("mode")) : "raise";
+    if (mode == "wrap") tm.mode = IndexMode::Wrap;
+    else if (mode == "clip") tm.mode = IndexMode::Clip;
+    else if (mode != "raise") I.raise("ValueError", fmt::format("clipmode must be one of 'clip', 'raise', or 'wrap' (got '{}')", mode));
+    if (tm.mode == IndexMode::InBounds) check_indices(I, x, idx, axis);
     return result(run1(I, "take", {x, idx}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{take_body(t, ids[0], ids[1], axis)};
+      return std::vector<ValueId>{take_body(t, ids[0], ids[1], axis, tm)};
     }));
   });
   add(m, "take_along_axis", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "take_along_axis", {"arr", "indices", "axis"});
     std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
     auto x = host_array(I, p.get("arr")), idx = host_array(I, p.get("indices"));
+    if (x->type.rank() == idx->type.rank() || !axis) check_indices(I, x, idx, axis);
+    TakeMode tm{IndexMode::InBounds, std::nullopt};
     return result(run1(I, "take_along_axis", {x, idx}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{take_along_body(t, ids[0], ids[1], axis)};
+      return std::vector<ValueId>{take_along_body(t, ids[0], ids[1], axis, tm)};
     }));
   });
   add(m, "roll", [](Interp& I, CallArgs& a) {
@@ -499,9 +584,16 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
     int64_t n = p.get("n") ? int_arg(I, p.get("n"), "n") : 1;
     if (n < 0) I.raise("ValueError", fmt::format("order must be non-negative but got {}", n));
     int64_t axis = p.get("axis") ? int_arg(I, p.get("axis"), "axis") : -1;
-    if (!is_none(p.get("prepend")) || !is_none(p.get("append")))
-      I.raise("NotImplementedError", "numpy.diff: prepend= and append= are not supported yet");
-    return np_run(I, "diff", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return diff_body(t, ids[0], n, axis); });
+    std::vector<Value> ops{p.get("a")};
+    const bool pre = !is_none(p.get("prepend")), app = !is_none(p.get("append"));
+    if (pre) ops.push_back(p.get("prepend"));
+    if (app) ops.push_back(p.get("append"));
+    return np_run(I, "diff", ops, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> pv, av;
+      if (pre) pv = ids[1];
+      if (app) av = ids[pre ? 2 : 1];
+      return diff_body(t, ids[0], n, axis, pv, av);
+    });
   });
   add(m, "meshgrid", [](Interp& I, CallArgs& a) {
     std::string indexing = "xy";
