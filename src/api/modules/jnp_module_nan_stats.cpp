@@ -33,13 +33,18 @@ ValueId to_float(Trace& t, ValueId x, DType dflt) {
 
 std::vector<int64_t> axes_or_all(const std::optional<std::vector<int64_t>>& axes) { return axes.value_or(std::vector<int64_t>{}); }
 
-// kind: 0 sum, 1 mean, 2 max, 3 min.
+// kind: 0 sum, 1 mean, 2 max, 3 min, 4 prod, 5 var, 6 std.
 ValueId nan_reduce(Trace& t, ValueId x, int kind, const std::optional<std::vector<int64_t>>& axes, bool keepdims, DType fdflt,
-                   std::optional<DType> int_acc) {
+                   std::optional<DType> int_acc, int64_t ddof = 0) {
   const auto ax = axes_or_all(axes);
   const bool fl = types::is_float(t.type(x).dtype());
   if (!fl) {
     if (kind == 1) return trace::mean(t, to_float(t, x, fdflt), ax, keepdims);
+    if (kind >= 5) return trace::var(t, to_float(t, x, fdflt), ax, keepdims, ddof, kind == 6);
+    if (kind == 4) {
+      if (int_acc) x = trace::convert(t, x, {*int_acc, false});
+      return trace::reduce(t, "nanprod", ReduceKind::Prod, x, ax, keepdims);
+    }
     if (kind == 0) {
       if (int_acc) x = trace::convert(t, x, {*int_acc, false});
       return trace::reduce(t, "nansum", ReduceKind::Sum, x, ax, keepdims);
@@ -47,6 +52,18 @@ ValueId nan_reduce(Trace& t, ValueId x, int kind, const std::optional<std::vecto
     return trace::reduce(t, kind == 2 ? "nanmax" : "nanmin", kind == 2 ? ReduceKind::Max : ReduceKind::Min, x, ax, keepdims);
   }
   ValueId nan = is_nan(t, x);
+  if (kind == 4) return trace::reduce(t, "nanprod", ReduceKind::Prod, trace::where(t, nan, cst(t, 1, x), x), ax, keepdims);
+  if (kind >= 5) {
+    ValueId m = nan_reduce(t, x, 1, axes, true, fdflt, int_acc);
+    ValueId d = trace::where(t, nan, cst(t, 0, x), trace::binary(t, "sub", EwOp::Sub, x, m));
+    ValueId ss = trace::reduce(t, "nanvar", ReduceKind::Sum, trace::binary(t, "mul", EwOp::Mul, d, d), ax, keepdims);
+    ValueId ok = trace::convert(t, trace::unary(t, "not", EwOp::Not, nan), {t.type(x).dtype(), false});
+    ValueId n = trace::reduce(t, "nanvar", ReduceKind::Sum, ok, ax, keepdims);
+    ValueId den = trace::binary(t, "sub", EwOp::Sub, n, cst(t, static_cast<double>(ddof), n));
+    ValueId v = trace::binary(t, "div", EwOp::Div, ss, den);
+    v = trace::where(t, trace::binary(t, "le", EwOp::Le, den, cst(t, 0, den)), cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
+    return kind == 6 ? trace::unary(t, "sqrt", EwOp::Sqrt, v) : v;
+  }
   if (kind == 0 || kind == 1) {
     ValueId s = trace::reduce(t, "nansum", ReduceKind::Sum, trace::where(t, nan, cst(t, 0, x), x), ax, keepdims);
     if (kind == 0) return s;
@@ -59,6 +76,24 @@ ValueId nan_reduce(Trace& t, ValueId x, int kind, const std::optional<std::vecto
   ValueId r = trace::reduce(t, kind == 2 ? "nanmax" : "nanmin", kind == 2 ? ReduceKind::Max : ReduceKind::Min, filled, ax, keepdims);
   ValueId all_nan = trace::reduce(t, "nanmax", ReduceKind::And, nan, ax, keepdims);
   return trace::where(t, all_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), r), r);
+}
+
+// nanargmax / nanargmin: NaNs never win; an all-NaN slice gives -1 (jnp). Second result:
+// whether any slice was all NaN (numpy raises).
+std::vector<ValueId> nan_arg(Trace& t, ValueId x, bool is_max, std::optional<int64_t> axis, bool keepdims, DType idx) {
+  const char* name = is_max ? "nanargmax" : "nanargmin";
+  if (!types::is_float(t.type(x).dtype())) {
+    ValueId r = trace::convert(t, trace::argminmax(t, name, is_max ? ReduceKind::Max : ReduceKind::Min, x, axis, keepdims), {idx, false});
+    return {r, trace::scalar_constant(t, 0, {DType::Bool, false})};
+  }
+  ValueId nan = is_nan(t, x);
+  const double inf = std::numeric_limits<double>::infinity();
+  ValueId filled = trace::where(t, nan, cst(t, is_max ? -inf : inf, x), x);
+  ValueId r = trace::convert(t, trace::argminmax(t, name, is_max ? ReduceKind::Max : ReduceKind::Min, filled, axis, keepdims), {idx, false});
+  std::vector<int64_t> ax = axis ? std::vector<int64_t>{*axis} : std::vector<int64_t>{};
+  ValueId all_nan = trace::reduce(t, name, ReduceKind::And, nan, ax, keepdims);
+  ValueId any = trace::reduce(t, name, ReduceKind::Or, all_nan, {}, false);
+  return {trace::where(t, all_nan, trace::scalar_constant(t, -1, {idx, true}), r), any};
 }
 
 // Linear-interpolation quantiles at static qs (in [0, 1]); scalar q drops the leading dim.
@@ -179,11 +214,15 @@ constexpr QSpec kPercentile{"percentile", 100, "Percentiles must be in the range
 }  // namespace
 
 void add_jnp_nan_stats(Interp&, ModuleObj& m) {
-  static const char* names[] = {"nansum", "nanmean", "nanmax", "nanmin"};
-  for (int kind = 0; kind < 4; ++kind) {
+  static const char* names[] = {"nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar", "nanstd"};
+  for (int kind = 0; kind < 7; ++kind) {
     const char* nm = names[kind];
     def_jnp(m, nm, [nm, kind](Interp& I, CallArgs& a) {
-      ArgParser p(I, a, nm, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
+      std::vector<std::string> sig = {"a", "axis=", "dtype=", "out="};
+      if (kind >= 5) sig.push_back("ddof=");
+      for (const char* k : {"keepdims=", "initial=", "where="}) sig.push_back(k);
+      ArgParser p(I, a, nm, sig);
+      const int64_t ddof = kind >= 5 && !is_none(p.get("ddof")) ? int_arg(I, p.get("ddof"), "ddof") : 0;
       for (const char* k : {"out", "initial", "where"})
         if (!is_none(p.get(k))) I.raise("NotImplementedError", fmt::format("{}: the '{}' argument is not supported yet", nm, k));
       auto axes = axes_arg(I, p.get("axis"));
@@ -192,7 +231,18 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
       return apply(I, nm, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
         ValueId x = ids[0];
         if (dt) x = trace::convert(t, x, {storage_dtype(*dt, false), false});
-        return std::vector<ValueId>{nan_reduce(t, x, kind, axes, keep, DType::F32, std::nullopt)};
+        return std::vector<ValueId>{nan_reduce(t, x, kind, axes, keep, DType::F32, std::nullopt, ddof)};
+      });
+    });
+  }
+  for (bool is_max : {true, false}) {
+    const char* nm = is_max ? "nanargmax" : "nanargmin";
+    def_jnp(m, nm, [nm, is_max](Interp& I, CallArgs& a) {
+      ArgParser p(I, a, nm, {"a", "axis=", "out=", "keepdims="});
+      auto axis = one_axis(I, p.get("axis"), nm);
+      bool keep = keep_of(I, p.get("keepdims"));
+      return apply(I, nm, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
+        return std::vector<ValueId>{nan_arg(t, ids[0], is_max, axis, keep, DType::I32)[0]};
       });
     });
   }
@@ -236,11 +286,15 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
 namespace np {
 
 void add_nan_stats_functions(Interp&, ModuleObj& m) {
-  static const char* names[] = {"nansum", "nanmean", "nanmax", "nanmin"};
-  for (int kind = 0; kind < 4; ++kind) {
+  static const char* names[] = {"nansum", "nanmean", "nanmax", "nanmin", "nanprod", "nanvar", "nanstd"};
+  for (int kind = 0; kind < 7; ++kind) {
     const char* nm = names[kind];
     add(m, nm, [nm, kind](Interp& I, CallArgs& a) {
-      interp::ArgParser p(I, a, nm, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
+      std::vector<std::string> sig = {"a", "axis=", "dtype=", "out="};
+      if (kind >= 5) sig.push_back("ddof=");
+      for (const char* k : {"keepdims=", "initial=", "where="}) sig.push_back(k);
+      interp::ArgParser p(I, a, nm, sig);
+      const int64_t ddof = kind >= 5 && !is_none(p.get("ddof")) ? int_arg(I, p.get("ddof"), "ddof") : 0;
       auto h = host_array(I, p.get("a"));
       auto axes = api::axes_arg(I, p.get("axis"));
       bool keep = bool_arg(I, p.get("keepdims"), false);
@@ -248,8 +302,20 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
       return result(run1(I, nm, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
         ValueId x = ids[0];
         if (dt) x = cast(t, x, *dt);
-        return std::vector<ValueId>{nan_reduce(t, x, kind, axes, keep, DType::F64, DType::I64)};
+        return std::vector<ValueId>{nan_reduce(t, x, kind, axes, keep, DType::F64, DType::I64, ddof)};
       }));
+    });
+  }
+  for (bool is_max : {true, false}) {
+    const char* nm = is_max ? "nanargmax" : "nanargmin";
+    add(m, nm, [nm, is_max](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, nm, {"a", "axis=", "out=", "*", "keepdims="});
+      auto axis = one_axis(I, p.get("axis"), nm);
+      bool keep = bool_arg(I, p.get("keepdims"), false);
+      auto h = host_array(I, p.get("a"));
+      auto outs = run(I, nm, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return nan_arg(t, ids[0], is_max, axis, keep, DType::I64); });
+      if (exec::array_to_host(*outs[1]).at(0) != 0) I.raise("ValueError", "All-NaN slice encountered");
+      return result(outs[0]);
     });
   }
   for (const QSpec* s : {&kQuantile, &kPercentile}) {
