@@ -13,6 +13,9 @@ void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn);
 // jax.errors.ConcretizationTypeError with the given message (op_args.cpp).
 [[noreturn]] void raise_concretization_error(Interp& I, const std::string& message);
 
+// jnp.repeat with an array of repeats (jnp_module_indexing.cpp).
+Value jnp_repeat_counts(Interp& I, const Value& x, const Value& repeats, std::optional<int64_t> axis, const Value& total_repeat_length);
+
 void add_jnp_creation(Interp& I, ModuleObj& m);     // jnp_module_creation.cpp
 void add_jnp_elementwise(Interp& I, ModuleObj& m);  // jnp_module_elementwise.cpp
 void add_jnp_reductions(Interp& I, ModuleObj& m);   // jnp_module_reductions.cpp

@@ -323,6 +323,26 @@ std::vector<ValueId> nonzero_body(Trace& t, ValueId x, int64_t size, double fill
   return out;
 }
 
+// repeat with per-element counts r (K,): output position j takes element #{k : cumsum(r)[k] <= j}.
+ValueId repeat_counts_body(Trace& t, ValueId x, ValueId r, std::optional<int64_t> axis, int64_t total) {
+  if (!axis) {
+    x = flat(t, x);
+    axis = 0;
+  }
+  const int64_t ax = trace::normalize_axis("repeat", *axis, rank_of(t, x));
+  const int64_t k = t.type(x).shape()[ax];
+  if (t.type(r).num_elements() == 1) r = trace::broadcast_to(t, trace::reshape(t, r, {}), {k});
+  if (t.type(r).rank() != 1 || t.type(r).shape()[0] != k)
+    fail("ValueError", fmt::format("operands could not be broadcast together with shape ({},) ({},)", k, t.type(r).num_elements()));
+  const DType id = t.type(r).dtype();
+  ValueId cs = trace::cumulative(t, "cumsum", ReduceKind::Sum, r, 0);
+  Shape lk = {total, k};
+  ValueId j = trace::iota(t, id, lk, 0, std::nullopt);
+  ValueId le = trace::binary(t, "le", EwOp::Le, trace::broadcast_to(t, trace::reshape(t, cs, {1, k}), lk), j);
+  ValueId idx = trace::reduce(t, "repeat", ReduceKind::Sum, trace::convert(t, le, {id, false}), {1}, false);
+  return take_body(t, x, idx, ax, TakeMode{IndexMode::InBounds, std::nullopt});
+}
+
 std::optional<int64_t> opt_axis(Interp& I, const Value& v) {
   if (is_none(v)) return std::nullopt;
   return int_arg(I, v, "axis");
@@ -387,6 +407,33 @@ Value jnp_nonzero_impl(Interp& I, const Value& x0, const Value& size_v, const Va
 }
 
 }  // namespace
+
+// jnp.repeat with an array of repeats: the output length is their sum (concrete) or
+// total_repeat_length (required under jit).
+Value jnp_repeat_counts(Interp& I, const Value& x, const Value& repeats, std::optional<int64_t> axis, const Value& total_v) {
+  Value r = operand_of(I, repeats, false);
+  int64_t total;
+  if (!is_none(total_v)) {
+    total = int_arg(I, total_v, "total_repeat_length");
+  } else {
+    if (as_tracer(r))
+      raise_concretization_error(I, "jnp.repeat with a traced array of repeats needs total_repeat_length= (the output shape)");
+    int64_t k = 0;
+    auto xt = type_of(x);
+    if (axis) k = xt.shape().at(guarded(I, [&] { return trace::normalize_axis("repeat", *axis, xt.rank()); }));
+    else k = xt.num_elements();
+    total = 0;
+    auto els = array_elements(concrete(I, r, "repeat"));
+    for (auto& e : els) {
+      int64_t v = interp::bi::int_of(e).value_or(0);
+      if (v < 0) I.raise("ValueError", fmt::format("repeats may not contain negative values, got {}", v));
+      total += els.size() == 1 ? v * k : v;
+    }
+  }
+  return apply(I, "repeat", {x, r}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    return std::vector<ValueId>{repeat_counts_body(t, ids[0], ids[1], axis, total)};
+  });
+}
 
 void add_jnp_indexing(Interp&, ModuleObj& m) {
   def_jnp(m, "take", [](Interp& I, CallArgs& a) {
@@ -690,8 +737,28 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
   });
   add(m, "repeat", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "repeat", {"a", "repeats", "axis="});
-    if (as_array(p.get("repeats")) && as_array(p.get("repeats"))->array->type.rank() > 0)
-      I.raise("NotImplementedError", "numpy.repeat with an array of repeats is not supported yet");
+    if (!interp::bi::int_of(p.get("repeats"))) {
+      auto x = host_array(I, p.get("a"));
+      auto r = host_array(I, p.get("repeats"), DType::I64);
+      std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
+      int64_t total = 0;
+      auto els = array_elements(*r);
+      int64_t k = x->type.num_elements();
+      if (axis) {
+        int64_t ax = *axis < 0 ? *axis + static_cast<int64_t>(x->type.rank()) : *axis;
+        if (ax < 0 || ax >= static_cast<int64_t>(x->type.rank()))
+          I.raise("AxisError", fmt::format("axis {} is out of bounds for array of dimension {}", *axis, x->type.rank()));
+        k = x->type.shape()[ax];
+      }
+      for (auto& e : els) {
+        int64_t v = interp::bi::int_of(e).value_or(0);
+        if (v < 0) I.raise("ValueError", "repeats may not contain negative values.");
+        total += els.size() == 1 ? v * k : v;
+      }
+      return result(run1(I, "repeat", {x, r}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        return std::vector<ValueId>{repeat_counts_body(t, ids[0], ids[1], axis, total)};
+      }));
+    }
     int64_t reps = int_arg(I, p.get("repeats"), "repeats");
     if (reps < 0) I.raise("ValueError", "negative dimensions are not allowed");
     std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
