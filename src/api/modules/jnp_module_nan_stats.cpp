@@ -4,6 +4,7 @@
 // and grad apply), numpy through run1 on host arrays (float64 for integer inputs).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -97,11 +98,38 @@ std::vector<ValueId> nan_arg(Trace& t, ValueId x, bool is_max, std::optional<int
 }
 
 // Linear-interpolation quantiles at static qs (in [0, 1]); scalar q drops the leading dim.
-ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool scalar_q, std::optional<int64_t> axis, bool keepdims,
-                      DType fdflt) {
+ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool scalar_q, const std::optional<std::vector<int64_t>>& axes,
+                      bool keepdims, DType fdflt) {
   x = to_float(t, x, fdflt);
   const Shape orig = t.type(x).shape();
-  const int64_t r0 = static_cast<int64_t>(orig.size());
+  std::optional<int64_t> axis;
+  std::optional<Shape> keep_shape;  // several axes: merged into one last axis
+  if (axes && axes->empty()) fail("NotImplementedError", "quantile with axis=() is not supported yet");
+  if (axes && axes->size() == 1) axis = (*axes)[0];
+  if (axes && axes->size() > 1) {
+    std::vector<int64_t> ax2;
+    for (auto a : *axes) ax2.push_back(trace::normalize_axis("quantile", a, orig.size()));
+    std::sort(ax2.begin(), ax2.end());
+    if (std::adjacent_find(ax2.begin(), ax2.end()) != ax2.end()) fail("ValueError", "repeated axis");
+    std::vector<int64_t> perm;
+    Shape s, ks = orig;
+    for (int64_t d = 0; d < static_cast<int64_t>(orig.size()); ++d)
+      if (!std::binary_search(ax2.begin(), ax2.end(), d)) {
+        perm.push_back(d);
+        s.push_back(orig[d]);
+      }
+    int64_t prod = 1;
+    for (auto a : ax2) {
+      perm.push_back(a);
+      prod *= orig[a];
+      ks[a] = 1;
+    }
+    s.push_back(prod);
+    x = trace::reshape(t, trace::transpose(t, x, perm), s);
+    axis = static_cast<int64_t>(s.size()) - 1;
+    keep_shape = ks;
+  }
+  const int64_t r0 = static_cast<int64_t>(t.type(x).rank());
   int64_t ax;
   if (!axis) {
     x = trace::reshape(t, x, {t.type(x).num_elements()});
@@ -127,7 +155,9 @@ ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool s
                            : trace::binary(t, "sub", EwOp::Sub, vhi, trace::binary(t, "mul", EwOp::Mul, d, cst(t, 1 - frac, d)));
     if (frac == 0) v = vlo;
     v = trace::where(t, any_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
-    if (keepdims) {
+    if (keepdims && keep_shape) {
+      v = trace::reshape(t, v, *keep_shape);
+    } else if (keepdims) {
       if (axis) v = trace::expand_dims(t, v, {ax});
       else {
         Shape ones(orig.size(), 1);
@@ -253,7 +283,7 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
         I.raise("NotImplementedError", fmt::format("{}: method '{}' is not supported yet", s->name, I.str(p.get("method"))));
       bool scalar;
       auto qs = q_list(I, p.get("q"), s->scale, scalar, s->err);
-      auto axis = one_axis(I, p.get("axis"), s->name);
+      auto axis = api::axes_arg(I, p.get("axis"));
       bool keep = keep_of(I, p.get("keepdims"));
       return apply(I, s->name, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
         return std::vector<ValueId>{quantile_body(t, ids[0], qs, scalar, axis, keep, DType::F32)};
@@ -262,10 +292,10 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
   }
   def_jnp(m, "median", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "median", {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
-    auto axis = one_axis(I, p.get("axis"), "median");
+    auto axis = api::axes_arg(I, p.get("axis"));
     bool keep = keep_of(I, p.get("keepdims"));
     return apply(I, "median", {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{quantile_body(t, ids[0], {0.5}, true, axis, keep, DType::F32)};
+      return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F32)};
     });
   });
   def_jnp(m, "average", [](Interp& I, CallArgs& a) {
@@ -325,7 +355,7 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
         I.raise("NotImplementedError", fmt::format("{}: method '{}' is not supported yet", s->name, I.str(p.get("method"))));
       bool scalar;
       auto qs = q_list(I, p.get("q"), s->scale, scalar, s->err);
-      auto axis = one_axis(I, p.get("axis"), s->name);
+      auto axis = api::axes_arg(I, p.get("axis"));
       bool keep = bool_arg(I, p.get("keepdims"), false);
       auto h = host_array(I, p.get("a"));
       return result(run1(I, s->name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
@@ -336,11 +366,11 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
   }
   add(m, "median", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "median", {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
-    auto axis = one_axis(I, p.get("axis"), "median");
+    auto axis = api::axes_arg(I, p.get("axis"));
     bool keep = bool_arg(I, p.get("keepdims"), false);
     auto h = host_array(I, p.get("a"));
     return result(run1(I, "median", {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{quantile_body(t, ids[0], {0.5}, true, axis, keep, DType::F64)};
+      return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F64)};
     }));
   });
   add(m, "average", [](Interp& I, CallArgs& a) {
