@@ -98,8 +98,36 @@ std::vector<ValueId> nan_arg(Trace& t, ValueId x, bool is_max, std::optional<int
 }
 
 // Linear-interpolation quantiles at static qs (in [0, 1]); scalar q drops the leading dim.
+// xs (B..., n), idx (B...) int32 -> xs[..., idx] (a one-hot select, exact and NaN-safe).
+ValueId pick_last(Trace& t, ValueId xs, ValueId idx) {
+  Shape full = t.type(xs).shape();
+  const int64_t r = static_cast<int64_t>(full.size()) - 1;
+  ValueId io = trace::iota(t, DType::I32, full, r, std::nullopt);
+  ValueId ie = trace::broadcast_to(t, trace::expand_dims(t, idx, {r}), full);
+  ValueId sel = trace::where(t, trace::binary(t, "eq", EwOp::Eq, io, ie), xs, cst(t, 0, xs));
+  return trace::reduce(t, "quantile", ReduceKind::Sum, sel, {r}, false);
+}
+
+// nanquantile at q: NaNs sort last, so the valid entries are the first cnt of each slice.
+ValueId nan_quantile_at(Trace& t, ValueId sorted_last, ValueId cnt, double q) {
+  ValueId one = cst(t, 1, cnt), zero = cst(t, 0, cnt);
+  ValueId last = trace::binary(t, "max", EwOp::Max, trace::binary(t, "sub", EwOp::Sub, cnt, one), zero);
+  ValueId pos = trace::binary(t, "mul", EwOp::Mul, last, cst(t, q, cnt));
+  ValueId lof = trace::unary(t, "floor", EwOp::Floor, pos);
+  ValueId hif = trace::binary(t, "min", EwOp::Min, trace::binary(t, "add", EwOp::Add, lof, one), last);
+  ValueId frac = trace::binary(t, "sub", EwOp::Sub, pos, lof);
+  ValueId vlo = pick_last(t, sorted_last, trace::convert(t, lof, {DType::I32, false}));
+  ValueId vhi = pick_last(t, sorted_last, trace::convert(t, hif, {DType::I32, false}));
+  ValueId d = trace::binary(t, "sub", EwOp::Sub, vhi, vlo);
+  ValueId a = trace::binary(t, "add", EwOp::Add, vlo, trace::binary(t, "mul", EwOp::Mul, d, frac));
+  ValueId b = trace::binary(t, "sub", EwOp::Sub, vhi, trace::binary(t, "mul", EwOp::Mul, d, trace::binary(t, "sub", EwOp::Sub, one, frac)));
+  ValueId v = trace::where(t, trace::binary(t, "lt", EwOp::Lt, frac, cst(t, 0.5, frac)), a, b);
+  v = trace::where(t, trace::binary(t, "eq", EwOp::Eq, frac, zero), vlo, v);
+  return trace::where(t, trace::binary(t, "eq", EwOp::Eq, cnt, zero), cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
+}
+
 ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool scalar_q, const std::optional<std::vector<int64_t>>& axes,
-                      bool keepdims, DType fdflt) {
+                      bool keepdims, DType fdflt, bool ignore_nan = false) {
   x = to_float(t, x, fdflt);
   const Shape orig = t.type(x).shape();
   std::optional<int64_t> axis;
@@ -141,6 +169,12 @@ ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool s
   if (n == 0) fail("ValueError", "quantile of an empty axis is not supported");
   ValueId sorted = trace::sort(t, x, ax);
   ValueId any_nan = trace::reduce(t, "quantile", ReduceKind::Or, is_nan(t, x), {ax}, false);
+  ValueId sorted_last = sorted, cnt = any_nan;
+  if (ignore_nan) {
+    sorted_last = trace::move_dim(t, sorted, ax, t.type(sorted).rank() - 1);
+    ValueId ok = trace::convert(t, trace::unary(t, "not", EwOp::Not, is_nan(t, x)), {t.type(x).dtype(), false});
+    cnt = trace::reduce(t, "nanquantile", ReduceKind::Sum, ok, {ax}, false);
+  }
   std::vector<ValueId> outs;
   for (double q : qs) {
     const double pos = q * static_cast<double>(n - 1);
@@ -154,7 +188,8 @@ ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool s
     ValueId v = frac < 0.5 ? trace::binary(t, "add", EwOp::Add, vlo, trace::binary(t, "mul", EwOp::Mul, d, cst(t, frac, d)))
                            : trace::binary(t, "sub", EwOp::Sub, vhi, trace::binary(t, "mul", EwOp::Mul, d, cst(t, 1 - frac, d)));
     if (frac == 0) v = vlo;
-    v = trace::where(t, any_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
+    if (ignore_nan) v = nan_quantile_at(t, sorted_last, cnt, q);
+    else v = trace::where(t, any_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
     if (keepdims && keep_shape) {
       v = trace::reshape(t, v, *keep_shape);
     } else if (keepdims) {
@@ -237,9 +272,12 @@ struct QSpec {
   const char* name;
   double scale;  // q / scale in [0, 1]
   const char* err;
+  bool ignore_nan;
 };
-constexpr QSpec kQuantile{"quantile", 1, "Quantiles must be in the range [0, 1]"};
-constexpr QSpec kPercentile{"percentile", 100, "Percentiles must be in the range [0, 100]"};
+constexpr QSpec kQuantile{"quantile", 1, "Quantiles must be in the range [0, 1]", false};
+constexpr QSpec kPercentile{"percentile", 100, "Percentiles must be in the range [0, 100]", false};
+constexpr QSpec kNanQuantile{"nanquantile", 1, "Quantiles must be in the range [0, 1]", true};
+constexpr QSpec kNanPercentile{"nanpercentile", 100, "Percentiles must be in the range [0, 100]", true};
 
 }  // namespace
 
@@ -276,7 +314,7 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
       });
     });
   }
-  for (const QSpec* s : {&kQuantile, &kPercentile}) {
+  for (const QSpec* s : {&kQuantile, &kPercentile, &kNanQuantile, &kNanPercentile}) {
     def_jnp(m, s->name, [s](Interp& I, CallArgs& a) {
       ArgParser p(I, a, s->name, {"a", "q", "axis=", "out=", "overwrite_input=", "method=", "keepdims=", "*", "interpolation="});
       if (!is_none(p.get("method")) && I.str(p.get("method")) != "linear")
@@ -286,18 +324,21 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
       auto axis = api::axes_arg(I, p.get("axis"));
       bool keep = keep_of(I, p.get("keepdims"));
       return apply(I, s->name, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
-        return std::vector<ValueId>{quantile_body(t, ids[0], qs, scalar, axis, keep, DType::F32)};
+        return std::vector<ValueId>{quantile_body(t, ids[0], qs, scalar, axis, keep, DType::F32, s->ignore_nan)};
       });
     });
   }
-  def_jnp(m, "median", [](Interp& I, CallArgs& a) {
-    ArgParser p(I, a, "median", {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
+  for (bool ign : {false, true}) {
+  const char* mname = ign ? "nanmedian" : "median";
+  def_jnp(m, mname, [mname, ign](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, mname, {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
     auto axis = api::axes_arg(I, p.get("axis"));
     bool keep = keep_of(I, p.get("keepdims"));
-    return apply(I, "median", {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F32)};
+    return apply(I, mname, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F32, ign)};
     });
   });
+  }
   def_jnp(m, "average", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "keepdims="});
     if (keep_of(I, p.get("returned"))) I.raise("NotImplementedError", "average: returned=True is not supported yet");
@@ -348,7 +389,7 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
       return result(outs[0]);
     });
   }
-  for (const QSpec* s : {&kQuantile, &kPercentile}) {
+  for (const QSpec* s : {&kQuantile, &kPercentile, &kNanQuantile, &kNanPercentile}) {
     add(m, s->name, [s](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, s->name, {"a", "q", "axis=", "out=", "overwrite_input=", "method=", "keepdims=", "*", "interpolation="});
       if (p.get("method") && I.str(p.get("method")) != "linear")
@@ -360,19 +401,22 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
       auto h = host_array(I, p.get("a"));
       return result(run1(I, s->name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
         // numpy 1.24 interpolates with float64 q: float64 results whatever the input.
-        return std::vector<ValueId>{quantile_body(t, cast(t, ids[0], DType::F64), qs, scalar, axis, keep, DType::F64)};
+        return std::vector<ValueId>{quantile_body(t, cast(t, ids[0], DType::F64), qs, scalar, axis, keep, DType::F64, s->ignore_nan)};
       }));
     });
   }
-  add(m, "median", [](Interp& I, CallArgs& a) {
-    interp::ArgParser p(I, a, "median", {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
+  for (bool ign : {false, true}) {
+  const char* mname = ign ? "nanmedian" : "median";
+  add(m, mname, [mname, ign](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, mname, {"a", "axis=", "out=", "overwrite_input=", "keepdims="});
     auto axis = api::axes_arg(I, p.get("axis"));
     bool keep = bool_arg(I, p.get("keepdims"), false);
     auto h = host_array(I, p.get("a"));
-    return result(run1(I, "median", {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F64)};
+    return result(run1(I, mname, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F64, ign)};
     }));
   });
+  }
   add(m, "average", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "*", "keepdims="});
     if (p.get("returned") && I.truthy(p.get("returned"))) I.raise("NotImplementedError", "average: returned=True is not supported yet");
