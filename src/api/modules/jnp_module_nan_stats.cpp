@@ -127,8 +127,10 @@ ValueId nan_quantile_at(Trace& t, ValueId sorted_last, ValueId cnt, double q) {
 }
 
 ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool scalar_q, const std::optional<std::vector<int64_t>>& axes,
-                      bool keepdims, DType fdflt, bool ignore_nan = false) {
-  x = to_float(t, x, fdflt);
+                      bool keepdims, DType fdflt, bool ignore_nan = false, int method = 0) {
+  // method: 0 linear, 1 lower, 2 higher, 3 nearest, 4 midpoint; numpy keeps the input dtype
+  // for the three that pick an element (the caller leaves x as it is then).
+  if (method == 0 || method == 4 || types::is_float(t.type(x).dtype()) || fdflt == DType::F32) x = to_float(t, x, fdflt);
   const Shape orig = t.type(x).shape();
   std::optional<int64_t> axis;
   std::optional<Shape> keep_shape;  // several axes: merged into one last axis
@@ -188,6 +190,11 @@ ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool s
     ValueId v = frac < 0.5 ? trace::binary(t, "add", EwOp::Add, vlo, trace::binary(t, "mul", EwOp::Mul, d, cst(t, frac, d)))
                            : trace::binary(t, "sub", EwOp::Sub, vhi, trace::binary(t, "mul", EwOp::Mul, d, cst(t, 1 - frac, d)));
     if (frac == 0) v = vlo;
+    if (method == 1) v = vlo;
+    if (method == 2) v = frac == 0 ? vlo : vhi;
+    if (method == 3) v = trace::index_dims(t, sorted, {ax}, {std::clamp<int64_t>(static_cast<int64_t>(std::nearbyint(pos)), 0, n - 1)});
+    if (method == 4 && frac != 0)
+      v = trace::binary(t, "add", EwOp::Add, vlo, trace::binary(t, "mul", EwOp::Mul, d, cst(t, 0.5, d)));
     if (ignore_nan) v = nan_quantile_at(t, sorted_last, cnt, q);
     else v = trace::where(t, any_nan, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
     if (keepdims && keep_shape) {
@@ -268,6 +275,20 @@ Value device_operand(Interp& I, const Value& v) {
   return to_array(I, v, std::nullopt, false);
 }
 
+int method_of(Interp& I, const Value& v, bool ignore_nan) {
+  if (is_none(v)) return 0;
+  std::string m = I.str(v);
+  const char* names[] = {"linear", "lower", "higher", "nearest", "midpoint"};
+  for (int k = 0; k < 5; ++k)
+    if (m == names[k]) {
+      if (k && ignore_nan) I.raise("NotImplementedError", fmt::format("nan quantiles: method '{}' is not supported yet", m));
+      return k;
+    }
+  I.raise("ValueError", fmt::format("'{}' is not a valid method. Use one of: ('inverted_cdf', 'averaged_inverted_cdf', "
+                                    "'closest_observation', 'interpolated_inverted_cdf', 'hazen', 'weibull', 'linear', 'median_unbiased', "
+                                    "'normal_unbiased', 'lower', 'higher', 'midpoint', 'nearest')", m));
+}
+
 struct QSpec {
   const char* name;
   double scale;  // q / scale in [0, 1]
@@ -317,14 +338,13 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
   for (const QSpec* s : {&kQuantile, &kPercentile, &kNanQuantile, &kNanPercentile}) {
     def_jnp(m, s->name, [s](Interp& I, CallArgs& a) {
       ArgParser p(I, a, s->name, {"a", "q", "axis=", "out=", "overwrite_input=", "method=", "keepdims=", "*", "interpolation="});
-      if (!is_none(p.get("method")) && I.str(p.get("method")) != "linear")
-        I.raise("NotImplementedError", fmt::format("{}: method '{}' is not supported yet", s->name, I.str(p.get("method"))));
+      const int method = method_of(I, p.get("method"), s->ignore_nan);
       bool scalar;
       auto qs = q_list(I, p.get("q"), s->scale, scalar, s->err);
       auto axis = api::axes_arg(I, p.get("axis"));
       bool keep = keep_of(I, p.get("keepdims"));
       return apply(I, s->name, {device_operand(I, p.get("a"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
-        return std::vector<ValueId>{quantile_body(t, ids[0], qs, scalar, axis, keep, DType::F32, s->ignore_nan)};
+        return std::vector<ValueId>{quantile_body(t, ids[0], qs, scalar, axis, keep, DType::F32, s->ignore_nan, method)};
       });
     });
   }
@@ -392,8 +412,7 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
   for (const QSpec* s : {&kQuantile, &kPercentile, &kNanQuantile, &kNanPercentile}) {
     add(m, s->name, [s](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, s->name, {"a", "q", "axis=", "out=", "overwrite_input=", "method=", "keepdims=", "*", "interpolation="});
-      if (p.get("method") && I.str(p.get("method")) != "linear")
-        I.raise("NotImplementedError", fmt::format("{}: method '{}' is not supported yet", s->name, I.str(p.get("method"))));
+      const int method = method_of(I, p.get("method"), s->ignore_nan);
       bool scalar;
       auto qs = q_list(I, p.get("q"), s->scale, scalar, s->err);
       auto axis = api::axes_arg(I, p.get("axis"));
@@ -401,7 +420,9 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
       auto h = host_array(I, p.get("a"));
       return result(run1(I, s->name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
         // numpy 1.24 interpolates with float64 q: float64 results whatever the input.
-        return std::vector<ValueId>{quantile_body(t, cast(t, ids[0], DType::F64), qs, scalar, axis, keep, DType::F64, s->ignore_nan)};
+        const bool picks = method == 1 || method == 2 || method == 3;  // numpy: the input's dtype
+        ValueId x = picks ? ids[0] : cast(t, ids[0], DType::F64);
+        return std::vector<ValueId>{quantile_body(t, x, qs, scalar, axis, keep, DType::F64, s->ignore_nan, method)};
       }));
     });
   }
