@@ -269,6 +269,44 @@ ValueId trace_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t a
   return trace::reduce(t, "trace", ReduceKind::Sum, sel, {r - 2, r - 1}, false);
 }
 
+// diagonal(a, offset, axis1, axis2): the two axes removed, the diagonal appended last.
+ValueId diagonal_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t axis2) {
+  const int64_t r = rank_of(t, x);
+  if (r < 2) fail("ValueError", "diag requires an array of at least two dimensions");
+  int64_t a1 = trace::normalize_axis("diagonal", axis1, r), a2 = trace::normalize_axis("diagonal", axis2, r);
+  if (a1 == a2) fail("ValueError", "axis1 and axis2 cannot be the same");
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < r; ++d)
+    if (d != a1 && d != a2) perm.push_back(d);
+  perm.push_back(a1);
+  perm.push_back(a2);
+  x = trace::transpose(t, x, perm);
+  Shape s = t.type(x).shape();
+  const int64_t n = s[r - 2], m = s[r - 1];
+  ValueId mask = trace::broadcast_in_dim(t, diag_mask(t, n, m, offset), s, {r - 2, r - 1});
+  ValueId sel = select_sum(t, mask, x, offset >= 0 ? r - 2 : r - 1);  // (..., m) or (..., n)
+  const int64_t len = std::max<int64_t>(0, offset >= 0 ? std::min(n, m - offset) : std::min(n + offset, m));
+  const int64_t start = len == 0 ? 0 : std::abs(offset);
+  Shape st(r - 1, 0), lim = t.type(sel).shape();
+  st[r - 2] = start;
+  lim[r - 2] = start + len;
+  return trace::slice(t, sel, st, lim, {});
+}
+
+// searchsorted(a, v, side): per value, the number of a's entries below it (left) or not
+// above it (right): a comparison matrix summed, so jit and vmap apply.
+ValueId searchsorted_body(Trace& t, ValueId a, ValueId v, bool right, DType idx) {
+  if (t.type(a).rank() != 1) fail("ValueError", "a should be 1-dimensional");
+  const int64_t n = t.type(a).shape()[0];
+  Shape vs = t.type(v).shape(), full = vs;
+  full.push_back(n);
+  const int64_t r = static_cast<int64_t>(vs.size());
+  ValueId ab = trace::broadcast_in_dim(t, a, full, {r});
+  ValueId vb = trace::broadcast_to(t, trace::expand_dims(t, v, {r}), full);
+  ValueId c = trace::binary(t, right ? "le" : "lt", right ? EwOp::Le : EwOp::Lt, ab, vb);
+  return trace::reduce(t, "searchsorted", ReduceKind::Sum, trace::convert(t, c, {idx, false}), {r}, false);
+}
+
 ValueId kron_body(Trace& t, ValueId a, ValueId b) {
   const int64_t r = std::max(rank_of(t, a), rank_of(t, b));
   Shape as = t.type(a).shape(), bs = t.type(b).shape();
@@ -509,6 +547,24 @@ void add_jnp_indexing(Interp&, ModuleObj& m) {
     return apply(I, "trace", {operand_of(I, p.get("a"), false)},
                  [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{trace_body(t, ids[0], off, a1, a2, acc)}; });
   });
+  def_jnp(m, "diagonal", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "diagonal", {"a", "offset=", "axis1=", "axis2="});
+    int64_t off = p.has("offset") ? int_arg(I, p.get("offset"), "offset") : 0;
+    int64_t a1 = p.has("axis1") ? int_arg(I, p.get("axis1"), "axis1") : 0, a2 = p.has("axis2") ? int_arg(I, p.get("axis2"), "axis2") : 1;
+    return apply(I, "diagonal", {operand_of(I, p.get("a"), false)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{diagonal_body(t, ids[0], off, a1, a2)}; });
+  });
+  def_jnp(m, "searchsorted", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "searchsorted", {"a", "v", "side=", "sorter=", "*", "method="});
+    std::string side = is_none(p.get("side")) ? "left" : I.str(p.get("side"));
+    if (side != "left" && side != "right") I.raise("ValueError", fmt::format("'{}' is an invalid value for keyword 'side'. Expected one of ['left', 'right'].", side));
+    if (!is_none(p.get("sorter"))) I.raise("NotImplementedError", "jnp.searchsorted: sorter= is not supported yet");
+    return apply(I, "searchsorted", {operand_of(I, p.get("a"), false), operand_of(I, p.get("v"), false)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = ids[0], v = ids[1];
+      auto d = trace::promote(dtw(t, x), dtw(t, v));
+      return std::vector<ValueId>{searchsorted_body(t, trace::convert(t, x, {d.dtype, false}), trace::convert(t, v, {d.dtype, false}), side == "right", DType::I32)};
+    });
+  });
   def_jnp(m, "kron", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "kron", {"a", "b"});
     return apply(I, "kron", {operand_of(I, p.get("a"), false), operand_of(I, p.get("b"), false)},
@@ -674,6 +730,21 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
       DType d = t.type(ids[0]).dtype();
       std::optional<DType> acc = dt ? dt : (types::is_float(d) ? std::nullopt : std::optional<DType>(DType::I64));
       return trace_body(t, ids[0], off, a1, a2, acc);
+    });
+  });
+  add(m, "diagonal", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "diagonal", {"a", "offset=", "axis1=", "axis2="});
+    int64_t off = p.get("offset") ? int_arg(I, p.get("offset"), "offset") : 0;
+    int64_t a1 = p.get("axis1") ? int_arg(I, p.get("axis1"), "axis1") : 0, a2 = p.get("axis2") ? int_arg(I, p.get("axis2"), "axis2") : 1;
+    return np_run(I, "diagonal", {p.get("a")}, false, [&](trace::Trace& t, const std::vector<ValueId>& ids) { return diagonal_body(t, ids[0], off, a1, a2); });
+  });
+  add(m, "searchsorted", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "searchsorted", {"a", "v", "side=", "sorter="});
+    std::string side = p.get("side") ? I.str(p.get("side")) : "left";
+    if (side != "left" && side != "right") I.raise("ValueError", fmt::format("side must be 'left' or 'right' (got '{}')", side));
+    if (!is_none(p.get("sorter"))) I.raise("NotImplementedError", "numpy.searchsorted: sorter= is not supported yet");
+    return np_run(I, "searchsorted", {p.get("a"), p.get("v")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return searchsorted_body(t, ids[0], ids[1], side == "right", DType::I64);
     });
   });
   add(m, "kron", [](Interp& I, CallArgs& a) {
