@@ -212,10 +212,20 @@ ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool s
   return trace::stack(t, outs, 0);
 }
 
-ValueId average_body(Trace& t, ValueId x, std::optional<ValueId> w, std::optional<int64_t> axis, bool keepdims, DType fdflt) {
+// scl (returned=True): the sum of the weights (the element count without weights), in the
+// average's shape and dtype.
+ValueId average_body(Trace& t, ValueId x, std::optional<ValueId> w, std::optional<int64_t> axis, bool keepdims, DType fdflt,
+                     ValueId* scl = nullptr) {
   if (!w) {
     x = to_float(t, x, fdflt);
-    return trace::mean(t, x, axis ? std::vector<int64_t>{*axis} : std::vector<int64_t>{}, keepdims);
+    const int64_t total = t.type(x).num_elements();
+    ValueId m = trace::mean(t, x, axis ? std::vector<int64_t>{*axis} : std::vector<int64_t>{}, keepdims);
+    if (scl) {
+      const double n = axis ? static_cast<double>(t.type(x).shape()[trace::normalize_axis("average", *axis, t.type(x).rank())])
+                            : static_cast<double>(total);
+      *scl = trace::broadcast_to(t, trace::scalar_constant(t, n, {t.type(m).dtype(), false}), t.type(m).shape());
+    }
+    return m;
   }
   ValueId wv = *w;
   const Shape xs = t.type(x).shape(), ws = t.type(wv).shape();
@@ -236,7 +246,9 @@ ValueId average_body(Trace& t, ValueId x, std::optional<ValueId> w, std::optiona
   std::vector<int64_t> axes = axis ? std::vector<int64_t>{ax} : std::vector<int64_t>{};
   ValueId num = trace::reduce(t, "average", ReduceKind::Sum, p, axes, keepdims);
   ValueId den = trace::reduce(t, "average", ReduceKind::Sum, trace::broadcast_to(t, wv, xs), axes, keepdims);
-  return trace::binary(t, "div", EwOp::Div, num, den);
+  ValueId avg = trace::binary(t, "div", EwOp::Div, num, den);
+  if (scl) *scl = trace::broadcast_to(t, trace::convert(t, den, {t.type(avg).dtype(), false}), t.type(avg).shape());
+  return avg;
 }
 
 // q as a list of floats (scaled by 1/scale), checked against [0, 1].
@@ -361,16 +373,20 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
   }
   def_jnp(m, "average", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "keepdims="});
-    if (keep_of(I, p.get("returned"))) I.raise("NotImplementedError", "average: returned=True is not supported yet");
+    const bool returned = keep_of(I, p.get("returned"));
     auto axis = one_axis(I, p.get("axis"), "average");
     bool keep = keep_of(I, p.get("keepdims"));
     std::vector<Value> ops{device_operand(I, p.get("a"))};
     if (!is_none(p.get("weights"))) ops.push_back(device_operand(I, p.get("weights")));
-    return apply(I, "average", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+    auto outs = apply_multi(I, "average", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
       std::optional<ValueId> w;
       if (ids.size() > 1) w = ids[1];
-      return std::vector<ValueId>{average_body(t, ids[0], w, axis, keep, DType::F32)};
+      ValueId scl = 0;
+      ValueId avg = average_body(t, ids[0], w, axis, keep, DType::F32, returned ? &scl : nullptr);
+      return returned ? std::vector<ValueId>{avg, scl} : std::vector<ValueId>{avg};
     });
+    if (!returned) return outs.at(0);
+    return interp::make_tuple(std::move(outs));
   });
 }
 
@@ -440,7 +456,7 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
   }
   add(m, "average", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "*", "keepdims="});
-    if (p.get("returned") && I.truthy(p.get("returned"))) I.raise("NotImplementedError", "average: returned=True is not supported yet");
+    const bool returned = p.get("returned") && I.truthy(p.get("returned"));
     auto axis = one_axis(I, p.get("axis"), "average");
     bool keep = bool_arg(I, p.get("keepdims"), false);
     std::vector<exec::ArrayRef> ins{host_array(I, p.get("a"))};
@@ -449,12 +465,19 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
     DType common = ins[0]->type.dtype();
     if (ins.size() > 1) common = promote(common, ins[1]->type.dtype());
     if (!types::is_float(common)) common = DType::F64;
-    return result(run1(I, "average", ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+    auto outs = run(I, "average", ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
       std::optional<ValueId> w;
-      if (ids.size() > 1) w = cast(t, ids[1], common);
-      if (ids.size() > 1) return std::vector<ValueId>{average_body(t, cast(t, ids[0], common), w, axis, keep, DType::F64)};
-      return std::vector<ValueId>{average_body(t, ids[0], w, axis, keep, DType::F64)};
-    }));
+      ValueId x = ids[0];
+      if (ids.size() > 1) {
+        w = cast(t, ids[1], common);
+        x = cast(t, x, common);
+      }
+      ValueId scl = 0;
+      ValueId avg = average_body(t, x, w, axis, keep, DType::F64, returned ? &scl : nullptr);
+      return returned ? std::vector<ValueId>{avg, scl} : std::vector<ValueId>{avg};
+    });
+    if (!returned) return result(outs.at(0));
+    return interp::make_tuple({result(outs[0]), result(outs[1])});
   });
 }
 
