@@ -504,6 +504,9 @@ _COV = [
      lambda x: np.searchsorted(np.arange(-20, 20, 2), x["i"], side="right").astype(np.int32)),
     ("searchsorted_jit", "jax.jit(lambda z: jnp.searchsorted(jnp.arange(-20, 20, 2), z))(j)",
      lambda x: np.searchsorted(np.arange(-20, 20, 2), x["j"]).astype(np.int32)),
+    ("bincount", "jnp.bincount(jnp.abs(i[0]))", lambda x: np.bincount(np.abs(x["i"][0])).astype(np.int32)),
+    ("bincount_min_w", "jnp.bincount(jnp.abs(x), weights=v[:6], minlength=12)", lambda x: np.bincount(np.abs(x["x"]), weights=x["v"][:6], minlength=12).astype(np.float32), "red"),
+    ("bincount_len_clip", "jax.jit(lambda z: jnp.bincount(z, length=5))(x)", lambda x: np.bincount(np.clip(x["x"], 0, None), minlength=5)[:5].astype(np.int32)),
     # kron, count_nonzero, nonzero, argwhere
     ("kron_mixed", "jnp.kron(a[:2, :3], i[:3, :2])", lambda x: np.kron(x["a"][:2, :3], x["i"][:3, :2])),
     ("kron_vec", "jnp.kron(x, x[:4])", lambda x: np.kron(x["x"], x["x"][:4])),
@@ -602,6 +605,8 @@ _NP = [
     ("searchsorted", "np.searchsorted(np.sort(h(w)), h(a), side='right')", lambda x: np.searchsorted(np.sort(x["w"]), x["a"], side="right")),
     ("searchsorted_int", "np.searchsorted(np.arange(0, 40, 3), h(i))", lambda x: np.searchsorted(np.arange(0, 40, 3), x["i"])),
     ("searchsorted_scalar", "np.searchsorted(np.arange(0, 40, 3), 17)", lambda x: np.searchsorted(np.arange(0, 40, 3), 17)),
+    ("bincount", "np.bincount(np.abs(h(i)[2]), minlength=30)", lambda x: np.bincount(np.abs(x["i"][2]), minlength=30)),
+    ("bincount_w", "np.bincount(np.abs(h(x)), h(a)[0, :6])", lambda x: np.bincount(np.abs(x["x"]), x["a"][0, :6])),
     ("outer", "np.outer(h(v)[:4], h(x))", lambda x: np.outer(x["v"][:4], x["x"])),
     ("triu", "np.triu(h(i), k=1)", lambda x: np.triu(x["i"], k=1)),
     ("tril", "np.tril(h(s), k=-2)", lambda x: np.tril(x["s"], k=-2)),

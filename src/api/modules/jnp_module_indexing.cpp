@@ -307,6 +307,27 @@ ValueId searchsorted_body(Trace& t, ValueId a, ValueId v, bool right, DType idx)
   return trace::reduce(t, "searchsorted", ReduceKind::Sum, trace::convert(t, c, {idx, false}), {r}, false);
 }
 
+// bincount: counts (or summed weights) of each value 0..length-1 over a one-hot matrix;
+// values past the end are dropped, negative ones count as 0 (jnp clips).
+ValueId bincount_body(Trace& t, ValueId x, std::optional<ValueId> w, int64_t length, DType count_dtype) {
+  if (t.type(x).rank() != 1) fail("ValueError", "bincount: x must be 1-dimensional");
+  if (types::is_float(t.type(x).dtype())) fail("TypeError", "bincount: x argument must have an integer type");
+  const int64_t n = t.type(x).shape()[0];
+  x = trace::binary(t, "max", EwOp::Max, x, zero_of(t, x));
+  Shape full = {n, length};
+  ValueId mask = trace::binary(t, "eq", EwOp::Eq, trace::broadcast_to(t, trace::reshape(t, x, {n, 1}), full),
+                               trace::iota(t, t.type(x).dtype(), full, 1, std::nullopt));
+  ValueId vals;
+  if (w) {
+    if (t.type(*w).shape() != t.type(x).shape()) fail("ValueError", "The weights and list don't have the same length.");
+    vals = trace::broadcast_to(t, trace::reshape(t, *w, {n, 1}), full);
+  } else {
+    vals = trace::broadcast_to(t, trace::scalar_constant(t, 1, {count_dtype, false}), full);
+  }
+  ValueId sel = trace::where(t, mask, vals, zero_of(t, vals));
+  return trace::reduce(t, "bincount", ReduceKind::Sum, sel, {0}, false);
+}
+
 ValueId kron_body(Trace& t, ValueId a, ValueId b) {
   const int64_t r = std::max(rank_of(t, a), rank_of(t, b));
   Shape as = t.type(a).shape(), bs = t.type(b).shape();
@@ -565,6 +586,30 @@ void add_jnp_indexing(Interp&, ModuleObj& m) {
       return std::vector<ValueId>{searchsorted_body(t, trace::convert(t, x, {d.dtype, false}), trace::convert(t, v, {d.dtype, false}), side == "right", DType::I32)};
     });
   });
+  def_jnp(m, "bincount", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "bincount", {"x", "weights=", "minlength=", "*", "length="});
+    Value x = operand_of(I, p.get("x"), false);
+    int64_t minlength = is_none(p.get("minlength")) ? 0 : int_arg(I, p.get("minlength"), "minlength");
+    if (minlength < 0) I.raise("ValueError", fmt::format("minlength must be non-negative, got {}", minlength));
+    int64_t length;
+    if (!is_none(p.get("length"))) {
+      length = int_arg(I, p.get("length"), "length");
+    } else {
+      if (as_tracer(x))
+        raise_concretization_error(I, "The error occurred because of argument 'length' of jnp.bincount: the length must be static "
+                                      "under jit (pass length=).");
+      int64_t mx = -1;
+      for (auto& e : array_elements(concrete(I, x, "bincount"))) mx = std::max(mx, interp::bi::int_of(e).value_or(0));
+      length = std::max(minlength, mx + 1);
+    }
+    std::vector<Value> ops{x};
+    if (!is_none(p.get("weights"))) ops.push_back(operand_of(I, p.get("weights"), false));
+    return apply(I, "bincount", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> w;
+      if (ids.size() > 1) w = ids[1];
+      return std::vector<ValueId>{bincount_body(t, ids[0], w, length, DType::I32)};
+    });
+  });
   def_jnp(m, "kron", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "kron", {"a", "b"});
     return apply(I, "kron", {operand_of(I, p.get("a"), false), operand_of(I, p.get("b"), false)},
@@ -746,6 +791,29 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
     return np_run(I, "searchsorted", {p.get("a"), p.get("v")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
       return searchsorted_body(t, ids[0], ids[1], side == "right", DType::I64);
     });
+  });
+  add(m, "bincount", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "bincount", {"x", "/", "weights=", "minlength="});
+    auto x = host_array(I, p.get("x"));
+    if (x->type.rank() != 1) I.raise("ValueError", "object too deep for desired array");
+    if (!types::is_int(x->type.dtype()) && x->type.dtype() != DType::Bool)
+      I.raise("TypeError", "Cannot cast array data from dtype('float64') to dtype('int64') according to the rule 'safe'");
+    int64_t minlength = p.get("minlength") && !is_none(p.get("minlength")) ? int_arg(I, p.get("minlength"), "minlength") : 0;
+    if (minlength < 0) I.raise("ValueError", "'minlength' must not be negative");
+    int64_t mx = -1;
+    for (auto& e : array_elements(*x)) {
+      int64_t v = interp::bi::int_of(e).value_or(0);
+      if (v < 0) I.raise("ValueError", "'list' argument must have no negative elements");
+      mx = std::max(mx, v);
+    }
+    const int64_t length = std::max(minlength, mx + 1);
+    std::vector<exec::ArrayRef> ins{x};
+    if (!is_none(p.get("weights"))) ins.push_back(host_array(I, p.get("weights"), DType::F64));
+    return result(run1(I, "bincount", ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> w;
+      if (ids.size() > 1) w = cast(t, ids[1], DType::F64);
+      return std::vector<ValueId>{bincount_body(t, cast(t, ids[0], DType::I64), w, length, DType::I64)};
+    }));
   });
   add(m, "kron", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "kron", {"a", "b"});
