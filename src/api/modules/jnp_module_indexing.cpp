@@ -83,6 +83,10 @@ ValueId take_last(Trace& t, ValueId x, ValueId idx, const TakeMode& tm = {}) {
   ValueId io = trace::iota(t, id, full, r, std::nullopt);
   ValueId mask = trace::binary(t, "eq", EwOp::Eq, ie, io);
   ValueId xe = trace::broadcast_to(t, trace::expand_dims(t, x, {r - 1}), full);
+  if (n == 0) {  // nothing to take from: every index is out of range
+    const DType d = t.type(x).dtype();
+    return trace::full(t, is, tm.fill.value_or(default_fill(d)), {d, false}, std::nullopt);
+  }
   ValueId g = select_sum(t, mask, xe, r);
   if (tm.mode != IndexMode::Fill) return g;
   ValueId valid = trace::reduce(t, "take", ReduceKind::Or, mask, {r}, false);
@@ -313,6 +317,7 @@ ValueId bincount_body(Trace& t, ValueId x, std::optional<ValueId> w, int64_t len
   if (t.type(x).rank() != 1) fail("ValueError", "bincount: x must be 1-dimensional");
   if (types::is_float(t.type(x).dtype())) fail("TypeError", "bincount: x argument must have an integer type");
   const int64_t n = t.type(x).shape()[0];
+  if (n == 0) return trace::full(t, {length}, 0, {w ? t.type(*w).dtype() : count_dtype, false}, std::nullopt);
   x = trace::binary(t, "max", EwOp::Max, x, zero_of(t, x));
   Shape full = {n, length};
   ValueId mask = trace::binary(t, "eq", EwOp::Eq, trace::broadcast_to(t, trace::reshape(t, x, {n, 1}), full),
@@ -343,7 +348,21 @@ ValueId kron_body(Trace& t, ValueId a, ValueId b) {
   return trace::reshape(t, p, out);
 }
 
+// The shape a reduction over `axes` (None: all) leaves.
+Shape reduced_shape(const Shape& s, const std::optional<std::vector<int64_t>>& axes, bool keepdims) {
+  std::vector<bool> red(s.size(), !axes);
+  if (axes)
+    for (auto a : *axes) red[trace::normalize_axis("reduce", a, s.size())] = true;
+  Shape out;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (!red[d]) out.push_back(s[d]);
+    else if (keepdims) out.push_back(1);
+  return out;
+}
+
 ValueId count_nonzero_body(Trace& t, ValueId x, const std::optional<std::vector<int64_t>>& axes, bool keepdims, DType out) {
+  // Empty input: zeros built directly (an empty integer reduction is not relied on).
+  if (t.type(x).num_elements() == 0) return trace::full(t, reduced_shape(t.type(x).shape(), axes, keepdims), 0, {out, false}, std::nullopt);
   ValueId nz = trace::binary(t, "ne", EwOp::Ne, x, zero_of(t, x));
   return trace::reduce(t, "count_nonzero", ReduceKind::Sum, trace::convert(t, nz, {out, false}), axes.value_or(std::vector<int64_t>{}),
                        keepdims);
@@ -701,6 +720,7 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
     interp::ArgParser p(I, a, "take", {"a", "indices", "axis=", "out=", "mode="});
     std::optional<int64_t> axis = opt_axis(I, p.get("axis"));
     auto x = host_array(I, p.get("a")), idx = host_array(I, p.get("indices"));
+    if (idx->type.num_elements() == 0) idx = host_array(I, p.get("indices"), DType::I64);  // np.take(a, []) is empty
     TakeMode tm{IndexMode::InBounds, std::nullopt};
     std::string mode = p.get("mode") ? I.str(p.get("mode")) : "raise";
     if (mode == "wrap") tm.mode = IndexMode::Wrap;
