@@ -168,7 +168,16 @@ ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool s
     ax = trace::normalize_axis("quantile", *axis, r0);
   }
   const int64_t n = t.type(x).shape()[ax];
-  if (n == 0) fail("ValueError", "quantile of an empty axis is not supported");
+  if (n == 0) {  // numpy and jnp: NaN (numpy warns "Mean of empty slice")
+    Shape rs = t.type(x).shape();
+    rs.erase(rs.begin() + ax);
+    if (keepdims && keep_shape) rs = *keep_shape;
+    else if (keepdims && axis) rs.insert(rs.begin() + ax, 1);
+    else if (keepdims) rs = Shape(orig.size(), 1);
+    if (!scalar_q) rs.insert(rs.begin(), static_cast<int64_t>(qs.size()));
+    const DType d = types::is_float(t.type(x).dtype()) ? t.type(x).dtype() : fdflt;
+    return trace::full(t, rs, std::numeric_limits<double>::quiet_NaN(), {d, false}, std::nullopt);
+  }
   ValueId sorted = trace::sort(t, x, ax);
   ValueId any_nan = trace::reduce(t, "quantile", ReduceKind::Or, is_nan(t, x), {ax}, false);
   ValueId sorted_last = sorted, cnt = any_nan;
@@ -434,6 +443,15 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
       auto axis = api::axes_arg(I, p.get("axis"));
       bool keep = bool_arg(I, p.get("keepdims"), false);
       auto h = host_array(I, p.get("a"));
+      if (!s->ignore_nan) {  // numpy: quantiles of an empty slice raise (median gives NaN)
+        int64_t n = axis ? 1 : h->type.num_elements();
+        if (axis)
+          for (auto ax : *axis) {
+            int64_t r = static_cast<int64_t>(h->type.rank()), k = ax < 0 ? ax + r : ax;
+            if (k >= 0 && k < r) n *= h->type.shape()[k];
+          }
+        if (n == 0) I.raise("IndexError", "cannot do a non-empty take from an empty axes.");
+      }
       return result(run1(I, s->name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
         // numpy 1.24 interpolates with float64 q: float64 results whatever the input.
         const bool picks = method == 1 || method == 2 || method == 3;  // numpy: the input's dtype
