@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -834,6 +835,62 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
       if (ids.size() > 1) w = cast(t, ids[1], DType::F64);
       return std::vector<ValueId>{bincount_body(t, cast(t, ids[0], DType::I64), w, length, DType::I64)};
     }));
+  });
+  add(m, "unique", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "unique", {"ar", "return_index=", "return_inverse=", "return_counts=", "axis=", "*", "equal_nan="});
+    if (!is_none(p.get("axis"))) I.raise("NotImplementedError", "numpy.unique with axis= is not supported yet");
+    const bool want_index = bool_arg(I, p.get("return_index"), false), want_inverse = bool_arg(I, p.get("return_inverse"), false),
+               want_counts = bool_arg(I, p.get("return_counts"), false), equal_nan = bool_arg(I, p.get("equal_nan"), true);
+    auto h = host_array(I, p.get("ar"));
+    auto so = run(I, "unique", {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      ValueId f = flat(t, ids[0]);
+      return std::vector<ValueId>{trace::sort(t, f, 0), trace::convert(t, trace::argsort(t, f, 0), {DType::I64, false})};
+    });
+    auto vals = array_elements(*so[0]);
+    auto perm_bytes = exec::array_to_host(*so[1]);
+    const int64_t n = static_cast<int64_t>(vals.size());
+    std::vector<int64_t> perm(n);
+    std::memcpy(perm.data(), perm_bytes.data(), perm.size() * sizeof(int64_t));
+    const bool fl = types::is_float(h->type.dtype());
+    auto same = [&](int64_t i, int64_t j) {
+      if (fl) {
+        double x = float_arg(I, vals[i], "ar"), y = float_arg(I, vals[j], "ar");
+        return x == y || (equal_nan && std::isnan(x) && std::isnan(y));
+      }
+      return interp::bi::int_of(vals[i]).value_or(0) == interp::bi::int_of(vals[j]).value_or(0);
+    };
+    std::vector<int64_t> starts, group(n);
+    for (int64_t i = 0; i < n; ++i) {
+      if (i == 0 || !same(i, i - 1)) starts.push_back(i);
+      group[i] = static_cast<int64_t>(starts.size()) - 1;
+    }
+    auto int_array = [&](const std::vector<int64_t>& xs) {
+      std::vector<Value> items;
+      for (auto x : xs) items.push_back(interp::make_int(x));
+      return host_array(I, interp::make_list(std::move(items)), DType::I64);
+    };
+    auto idx = int_array(starts);
+    auto uniq = run1(I, "unique", {so[0], idx}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{take_body(t, ids[0], ids[1], 0, TakeMode{IndexMode::InBounds, std::nullopt})};
+    });
+    if (!want_index && !want_inverse && !want_counts) return wrap(uniq, true);
+    std::vector<Value> out{wrap(uniq, true)};
+    if (want_index) {
+      std::vector<int64_t> first;
+      for (auto st : starts) first.push_back(perm[st]);
+      out.push_back(wrap(int_array(first), true));
+    }
+    if (want_inverse) {
+      std::vector<int64_t> inv(n);
+      for (int64_t i = 0; i < n; ++i) inv[perm[i]] = group[i];
+      out.push_back(wrap(int_array(inv), true));
+    }
+    if (want_counts) {
+      std::vector<int64_t> counts;
+      for (size_t k = 0; k < starts.size(); ++k) counts.push_back((k + 1 < starts.size() ? starts[k + 1] : n) - starts[k]);
+      out.push_back(wrap(int_array(counts), true));
+    }
+    return interp::make_tuple(std::move(out));
   });
   add(m, "kron", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "kron", {"a", "b"});
