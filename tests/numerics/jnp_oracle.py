@@ -507,6 +507,12 @@ _COV = [
     ("bincount", "jnp.bincount(jnp.abs(i[0]))", lambda x: np.bincount(np.abs(x["i"][0])).astype(np.int32)),
     ("bincount_min_w", "jnp.bincount(jnp.abs(x), weights=v[:6], minlength=12)", lambda x: np.bincount(np.abs(x["x"]), weights=x["v"][:6], minlength=12).astype(np.float32), "red"),
     ("bincount_len_clip", "jax.jit(lambda z: jnp.bincount(z, length=5))(x)", lambda x: np.bincount(np.clip(x["x"], 0, None), minlength=5)[:5].astype(np.int32)),
+    ("unique", "jnp.unique(i)", lambda x: np.unique(x["i"])),
+    ("unique_nan", "jnp.unique(jnp.floor(N * 2))", lambda x: np.unique(np.floor(x["N"] * 2))),
+    ("unique_size", "jax.jit(lambda z: jnp.unique(z, size=60, fill_value=-99))(i)",
+     lambda x: np.concatenate([np.unique(x["i"]), np.full(60 - len(np.unique(x["i"])), -99, np.int32)])[:60]),
+    ("unique_size_default_fill", "jnp.unique(jnp.abs(x), size=8)",
+     lambda x: np.concatenate([np.unique(np.abs(x["x"])), np.full(8, np.abs(x["x"]).min(), np.int32)])[:8]),
     # kron, count_nonzero, nonzero, argwhere
     ("kron_mixed", "jnp.kron(a[:2, :3], i[:3, :2])", lambda x: np.kron(x["a"][:2, :3], x["i"][:3, :2])),
     ("kron_vec", "jnp.kron(x, x[:4])", lambda x: np.kron(x["x"], x["x"][:4])),

@@ -514,7 +514,63 @@ Value jnp_repeat_counts(Interp& I, const Value& x, const Value& repeats, std::op
   });
 }
 
+namespace {
+
+// The distinct values of x, sorted, first `size` of them (fill_value past the count): a sort,
+// a mask of where each run starts, and the starts gathered (NaNs compare unequal, as jnp
+// without equal_nan... they are collapsed here as numpy's equal_nan=True).
+std::vector<ValueId> unique_body(Trace& t, ValueId x, int64_t size, std::optional<double> fill) {
+  ValueId s = trace::sort(t, flat(t, x), 0);
+  const int64_t n = t.type(s).num_elements();
+  if (n == 0) return {trace::full(t, {size}, fill.value_or(0), {t.type(s).dtype(), false}, std::nullopt), trace::scalar_constant(t, 0, {DType::I32, false})};
+  ValueId prev = trace::slice(t, s, {0}, {n - 1}, {}), cur = trace::slice(t, s, {1}, {n}, {});
+  ValueId ne = trace::binary(t, "ne", EwOp::Ne, cur, prev);
+  if (types::is_float(t.type(s).dtype()))
+    ne = trace::binary(t, "and", EwOp::And, ne, trace::unary(t, "not", EwOp::Not,
+                                                             trace::binary(t, "and", EwOp::And, trace::binary(t, "ne", EwOp::Ne, cur, cur),
+                                                                           trace::binary(t, "ne", EwOp::Ne, prev, prev))));
+  ValueId first = trace::full(t, {1}, 1, {DType::Bool, false}, std::nullopt);
+  ValueId is_new = trace::concatenate(t, {first, ne}, 0);
+  ValueId count = trace::reduce(t, "unique", ReduceKind::Sum, trace::convert(t, is_new, {DType::I32, false}), {}, false);
+  ValueId io = trace::iota(t, DType::I32, {n}, 0, std::nullopt);
+  ValueId big = trace::scalar_constant(t, static_cast<double>(n), {DType::I32, true});
+  ValueId key = trace::sort(t, trace::where(t, is_new, io, big), 0);
+  key = size <= n ? trace::slice(t, key, {0}, {size}, {}) : trace::pad(t, key, big, {0}, {size - n});
+  TakeMode tm{IndexMode::Fill, fill};
+  if (!fill) tm.fill = std::nullopt;
+  ValueId vals = take_last(t, s, key, tm);  // positions past the end (n) are out of range: filled
+  if (!fill) {
+    // jnp's default fill: the smallest unique value
+    ValueId mn = trace::reduce(t, "unique", ReduceKind::Min, s, {}, false);
+    ValueId valid = trace::binary(t, "lt", EwOp::Lt, key, big);
+    vals = trace::where(t, valid, vals, trace::broadcast_to(t, mn, {size}));
+  }
+  return {vals, count};
+}
+
+}  // namespace
+
 void add_jnp_indexing(Interp&, ModuleObj& m) {
+  def_jnp(m, "unique", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "unique", {"ar", "return_index=", "return_inverse=", "return_counts=", "axis=", "*", "equal_nan=", "size=", "fill_value=", "sorted="});
+    for (const char* k : {"return_index", "return_inverse", "return_counts"})
+      if (!is_none(p.get(k)) && I.truthy(p.get(k))) I.raise("NotImplementedError", fmt::format("jnp.unique: {}=True is not supported yet", k));
+    if (!is_none(p.get("axis"))) I.raise("NotImplementedError", "jnp.unique with axis= is not supported yet");
+    Value x = operand_of(I, p.get("ar"), false);
+    std::optional<double> fill;
+    if (!is_none(p.get("fill_value"))) fill = float_arg(I, p.get("fill_value"), "fill_value");
+    int64_t size;
+    if (!is_none(p.get("size"))) {
+      size = int_arg(I, p.get("size"), "size");
+    } else {
+      if (as_tracer(x))
+        raise_concretization_error(I, "The size argument of jnp.unique must be statically specified to use jnp.unique within JAX transformations.");
+      auto outs = apply_multi(I, "unique", {x}, [&](Trace& t, const std::vector<ValueId>& ids) { return unique_body(t, ids[0], 0, fill); });
+      size = count_concrete(I, outs.at(1));
+    }
+    auto outs = apply_multi(I, "unique", {x}, [&](Trace& t, const std::vector<ValueId>& ids) { return unique_body(t, ids[0], size, fill); });
+    return outs.at(0);
+  });
   def_jnp(m, "take", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "take", {"a", "indices", "axis=", "out=", "mode=", "unique_indices=", "indices_are_sorted=", "fill_value="});
     auto axis = opt_axis(I, p.get("axis"));
