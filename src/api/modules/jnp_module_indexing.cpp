@@ -516,9 +516,9 @@ Value jnp_repeat_counts(Interp& I, const Value& x, const Value& repeats, std::op
 
 namespace {
 
-// The distinct values of x, sorted, first `size` of them (fill_value past the count): a sort,
-// a mask of where each run starts, and the starts gathered (NaNs compare unequal, as jnp
-// without equal_nan... they are collapsed here as numpy's equal_nan=True).
+// The distinct values of x, sorted, first `size` of them (fill_value past the count, else the
+// smallest value, as jnp): a sort, a mask of where each run starts, the starts gathered.
+// NaNs collapse into one (equal_nan=True, the default of both jnp and numpy).
 std::vector<ValueId> unique_body(Trace& t, ValueId x, int64_t size, std::optional<double> fill) {
   ValueId s = trace::sort(t, flat(t, x), 0);
   const int64_t n = t.type(s).num_elements();
