@@ -243,16 +243,20 @@ std::vector<Value> array_elements(const exec::Array& a) {
   return out;
 }
 
-[[noreturn]] void raise_concretization(Interp& I, const Value& tracer, const std::string& what) {
+[[noreturn]] void raise_concretization_error(Interp& I, const std::string& message) {
   static ClassP cls = interp::make_class("ConcretizationTypeError", {I.builtin_class("TypeError")}, "jax.errors");
-  std::string ty = as_tracer(tracer) ? as_tracer(tracer)->type().str_short() : "?";
   CallArgs args;
-  args.args.push_back(interp::make_str(fmt::format(
+  args.args.push_back(interp::make_str(message));
+  throw interp::PyError{I.call(cls, args)};
+}
+
+[[noreturn]] void raise_concretization(Interp& I, const Value& tracer, const std::string& what) {
+  std::string ty = as_tracer(tracer) ? as_tracer(tracer)->type().str_short() : "?";
+  raise_concretization_error(I, fmt::format(
       "Abstract tracer value encountered where concrete value is expected: traced array with shape {}\n"
       "The problem arose with the `{}` function. If trying to convert the data type of a value, try using "
       "`x.astype({})` or `jnp.array(x, {})` instead.",
-      ty, what, what, what)));
-  throw interp::PyError{I.call(cls, args)};
+      ty, what, what, what));
 }
 
 const exec::Array& concrete(Interp& I, const Value& v, const std::string& what) {

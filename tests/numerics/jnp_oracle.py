@@ -46,6 +46,11 @@ def make_inputs():
         # tiny magnitudes, 1e-8 .. 1e-2, either sign: where exp(x) - 1 or log(1 + x) lose digits
         "z": (RNG.choice([-1, 1], (8, 16)) * 10.0 ** RNG.uniform(-8, -2, (8, 16))).astype(np.float32),
         "L": (RNG.standard_normal((8, 16)) * 100).astype(np.float32),  # exp() overflows float32
+        # NaNs scattered, row 3 all NaN (nan* reductions, median)
+        "N": np.where((RNG.random((8, 16)) < 0.2) | (np.arange(8)[:, None] == 3), np.nan, f32(8, 16)).astype(np.float32),
+        "x": RNG.integers(-8, 8, (6,)).astype(np.int32),  # indices valid for 8 and 16 long axes, negative ones too
+        "y": RNG.integers(-16, 16, (8, 5)).astype(np.int32),  # take_along_axis, axis 1 of (8, 16)
+        "Y": RNG.integers(-8, 8, (3, 16)).astype(np.int32),  # take_along_axis, axis 0 of (8, 16)
     }
 
 # ---- cases --------------------------------------------------------------------------------
@@ -394,6 +399,276 @@ def _dus(x, u, starts):
     y[starts[0]:starts[0] + u.shape[0], starts[1]:starts[1] + u.shape[1]] = u
     return y
 
+
+# ---- coverage: indexing, array building, nan-statistics (jnp and the host numpy module) ----
+# np_* cases run numpy (host) functions on np.asarray copies: results keep numpy's dtypes.
+
+def _nz(v, size, fill=0):
+    out = []
+    for c in np.nonzero(v):
+        c = c[:size]
+        out.append(np.concatenate([c, np.full(size - len(c), fill, c.dtype)]))
+    return tuple(out)
+
+def _aw(v, size, fill=0):
+    w = np.argwhere(v)[:size]
+    return np.concatenate([w, np.full((size - len(w), v.ndim), fill, w.dtype)])
+
+def _take_fill(v, idx, axis, fill):
+    n = v.shape[axis]
+    ok = (idx >= -n) & (idx < n)
+    r = np.take(v, np.where(ok, idx, 0), axis=axis)
+    shape = [1] * v.ndim
+    shape[axis] = len(idx)
+    return np.where(ok.reshape(shape), r, np.asarray(fill).astype(v.dtype))
+
+def _tal_fill(v, idx):
+    ok = (idx >= -16) & (idx < 16)
+    return np.where(ok, np.take_along_axis(v, np.where(ok, idx, 0), axis=1), np.float32(np.nan))
+
+def _take_grad(x):
+    g = np.zeros((8, 16), np.float32)
+    np.add.at(g, (slice(None), np.where(x["x"] < 0, x["x"] + 16, x["x"])), 1)
+    return g
+
+_COV = [
+    # take / take_along_axis
+    ("take_ax0", "jnp.take(a, x, axis=0)", lambda x: np.take(x["a"], x["x"], axis=0)),
+    ("take_ax1", "jnp.take(a, x, axis=1)", lambda x: np.take(x["a"], x["x"], axis=1)),
+    ("take_neg_axis", "jnp.take(i, x, axis=-1)", lambda x: np.take(x["i"], x["x"], axis=-1)),
+    ("take_flat", "jnp.take(i, x)", lambda x: np.take(x["i"], x["x"])),
+    ("take_2d_idx", "jnp.take(s, jnp.reshape(x, (2, 3)), axis=1)", lambda x: np.take(x["s"], x["x"].reshape(2, 3), axis=1)),
+    ("take_scalar", "jnp.take(v, 3)", lambda x: np.take(x["v"], 3)),
+    ("take_list", "jnp.take(a, [0, -1, 2], axis=1)", lambda x: np.take(x["a"], [0, -1, 2], axis=1)),
+    ("take_jit", "jax.jit(lambda z, k: jnp.take(z, k, axis=1))(a, x)", lambda x: np.take(x["a"], x["x"], axis=1)),
+    ("take_grad", "jax.grad(lambda z: jnp.take(z, x, axis=1).sum())(a)", _take_grad),
+    ("tal_ax1", "jnp.take_along_axis(a, y, axis=1)", lambda x: np.take_along_axis(x["a"], x["y"], axis=1)),
+    ("tal_neg_axis", "jnp.take_along_axis(a, y, axis=-1)", lambda x: np.take_along_axis(x["a"], x["y"], axis=-1)),
+    ("tal_ax0_int", "jnp.take_along_axis(i, Y, axis=0)", lambda x: np.take_along_axis(x["i"], x["Y"], axis=0)),
+    ("tal_argsort", "jnp.take_along_axis(a, jnp.argsort(a, axis=1), axis=1)", lambda x: np.sort(x["a"], axis=1)),
+    ("tal_none", "jnp.take_along_axis(i, x, axis=None)", lambda x: np.take_along_axis(x["i"], x["x"], axis=None)),
+    ("take_fill", "jnp.take(a, x * 3, axis=0)", lambda x: _take_fill(x["a"], x["x"] * 3, 0, np.nan)),
+    ("take_fill_int", "jnp.take(i, x * 3, axis=1, fill_value=7)", lambda x: _take_fill(x["i"], x["x"] * 3, 1, 7)),
+    ("take_wrap", "jnp.take(a, x * 3, axis=1, mode='wrap')", lambda x: np.take(x["a"], x["x"] * 3, axis=1, mode="wrap")),
+    ("take_clip", "jnp.take(i, x * 3, axis=0, mode='clip')", lambda x: np.take(x["i"], x["x"] * 3, axis=0, mode="clip")),
+    ("tal_fill", "jnp.take_along_axis(a, y * 2, axis=1)", lambda x: _tal_fill(x["a"], x["y"] * 2)),
+    ("repeat_counts", "jnp.repeat(a, jnp.concatenate([jnp.abs(x) % 3, jnp.array([1, 2])]), axis=0)",
+     lambda x: np.repeat(x["a"], np.concatenate([np.abs(x["x"]) % 3, [1, 2]]), axis=0)),
+    ("repeat_counts_list", "jnp.repeat(i[:2, :3], [2, 0, 1], axis=-1)", lambda x: np.repeat(x["i"][:2, :3], [2, 0, 1], axis=-1)),
+    ("repeat_counts_jit", "jax.jit(lambda r: jnp.repeat(v[:4], r, total_repeat_length=6))(jnp.array([3, 0, 1, 2]))",
+     lambda x: np.repeat(x["v"][:4], [3, 0, 1, 2])),
+    # roll
+    ("roll_flat", "jnp.roll(a, 3)", lambda x: np.roll(x["a"], 3)),
+    ("roll_big_shift", "jnp.roll(a, 20, axis=1)", lambda x: np.roll(x["a"], 20, axis=1)),
+    ("roll_neg", "jnp.roll(i, -5, axis=0)", lambda x: np.roll(x["i"], -5, axis=0)),
+    ("roll_multi", "jnp.roll(i, (2, -3), axis=(0, 1))", lambda x: np.roll(x["i"], (2, -3), axis=(0, 1))),
+    ("roll_3d", "jnp.roll(s, 100, axis=-1)", lambda x: np.roll(x["s"], 100, axis=-1)),
+    ("roll_vec", "jnp.roll(v, 17)", lambda x: np.roll(x["v"], 17)),
+    ("roll_jit", "jax.jit(lambda z: jnp.roll(z, -33))(a)", lambda x: np.roll(x["a"], -33)),
+    # diff
+    ("diff", "jnp.diff(a)", lambda x: np.diff(x["a"])),
+    ("diff_n2_ax0", "jnp.diff(a, n=2, axis=0)", lambda x: np.diff(x["a"], n=2, axis=0)),
+    ("diff_int", "jnp.diff(i, axis=-1)", lambda x: np.diff(x["i"], axis=-1)),
+    ("diff_3d", "jnp.diff(s, n=3, axis=1)", lambda x: np.diff(x["s"], n=3, axis=1)),
+    ("diff_n0", "jnp.diff(v, n=0)", lambda x: np.diff(x["v"], n=0)),
+    ("diff_prepend", "jnp.diff(i, prepend=0)", lambda x: np.diff(x["i"], prepend=0)),
+    ("diff_append_arr", "jnp.diff(a, axis=0, append=b[:2])", lambda x: np.diff(x["a"], axis=0, append=x["b"][:2])),
+    ("diff_both", "jnp.diff(v, n=2, prepend=w[:3], append=1.5)", lambda x: np.diff(x["v"], n=2, prepend=x["w"][:3], append=np.float32(1.5))),
+    ("diff_bool", "jnp.diff(m, axis=1)", lambda x: np.diff(x["m"], axis=1)),
+    # meshgrid
+    ("meshgrid_xy0", "jnp.meshgrid(v[:5], x)[0]", lambda x: np.meshgrid(x["v"][:5], x["x"])[0]),
+    ("meshgrid_xy1", "jnp.meshgrid(v[:5], x)[1]", lambda x: np.meshgrid(x["v"][:5], x["x"])[1]),
+    ("meshgrid_ij", "jnp.meshgrid(v[:5], w[:3], indexing='ij')[1]", lambda x: np.meshgrid(x["v"][:5], x["w"][:3], indexing="ij")[1]),
+    ("meshgrid_3", "jnp.meshgrid(v[:2], w[:3], x[:4])[2]", lambda x: np.meshgrid(x["v"][:2], x["w"][:3], x["x"][:4])[2]),
+    # diag / trace
+    ("diag_vec", "jnp.diag(v)", lambda x: np.diag(x["v"])),
+    ("diag_vec_k2", "jnp.diag(v, k=2)", lambda x: np.diag(x["v"], k=2)),
+    ("diag_vec_km3", "jnp.diag(x, k=-3)", lambda x: np.diag(x["x"], k=-3)),
+    ("diag_mat", "jnp.diag(a)", lambda x: np.diag(x["a"])),
+    ("diag_mat_k3", "jnp.diag(a, k=3)", lambda x: np.diag(x["a"], k=3)),
+    ("diag_mat_km2", "jnp.diag(i, k=-2)", lambda x: np.diag(x["i"], k=-2)),
+    ("diag_mat_k20", "jnp.diag(a, k=20)", lambda x: np.diag(x["a"], k=20)),
+    ("diag_tall_km7", "jnp.diag(c, k=-7)", lambda x: np.diag(x["c"], k=-7)),
+    ("trace", "jnp.trace(a)", lambda x: np.trace(x["a"]), "red"),
+    ("trace_off3", "jnp.trace(a, offset=3)", lambda x: np.trace(x["a"], offset=3), "red"),
+    ("trace_offm2_int", "jnp.trace(i, offset=-2)", lambda x: np.trace(x["i"], offset=-2)),
+    ("trace_3d", "jnp.trace(s, axis1=1, axis2=2)", lambda x: np.trace(x["s"], axis1=1, axis2=2), "red"),
+    ("trace_3d_neg", "jnp.trace(s, offset=1, axis1=-1, axis2=0)", lambda x: np.trace(x["s"], offset=1, axis1=-1, axis2=0), "red"),
+    ("trace_off_big", "jnp.trace(a, offset=100)", lambda x: np.trace(x["a"], offset=100), "red"),
+    ("diagonal", "jnp.diagonal(a)", lambda x: np.diagonal(x["a"])),
+    ("diagonal_off", "jnp.diagonal(a, offset=-3)", lambda x: np.diagonal(x["a"], offset=-3)),
+    ("diagonal_3d", "jnp.diagonal(s, offset=2, axis1=2, axis2=1)", lambda x: np.diagonal(x["s"], offset=2, axis1=2, axis2=1)),
+    ("diagonal_int", "jnp.diagonal(i, 5, 0, -1)", lambda x: np.diagonal(x["i"], 5, 0, -1)),
+    ("searchsorted", "jnp.searchsorted(jnp.sort(v), a)", lambda x: np.searchsorted(np.sort(x["v"]), x["a"]).astype(np.int32)),
+    ("searchsorted_right", "jnp.searchsorted(jnp.arange(-20, 20, 2), i, side='right')",
+     lambda x: np.searchsorted(np.arange(-20, 20, 2), x["i"], side="right").astype(np.int32)),
+    ("searchsorted_jit", "jax.jit(lambda z: jnp.searchsorted(jnp.arange(-20, 20, 2), z))(j)",
+     lambda x: np.searchsorted(np.arange(-20, 20, 2), x["j"]).astype(np.int32)),
+    ("bincount", "jnp.bincount(jnp.abs(i[0]))", lambda x: np.bincount(np.abs(x["i"][0])).astype(np.int32)),
+    ("bincount_min_w", "jnp.bincount(jnp.abs(x), weights=v[:6], minlength=12)", lambda x: np.bincount(np.abs(x["x"]), weights=x["v"][:6], minlength=12).astype(np.float32), "red"),
+    ("bincount_len_clip", "jax.jit(lambda z: jnp.bincount(z, length=5))(x)", lambda x: np.bincount(np.clip(x["x"], 0, None), minlength=5)[:5].astype(np.int32)),
+    ("unique", "jnp.unique(i)", lambda x: np.unique(x["i"])),
+    ("unique_nan", "jnp.unique(jnp.floor(N * 2))", lambda x: np.unique(np.floor(x["N"] * 2))),
+    ("unique_size", "jax.jit(lambda z: jnp.unique(z, size=60, fill_value=-99))(i)",
+     lambda x: np.concatenate([np.unique(x["i"]), np.full(60 - len(np.unique(x["i"])), -99, np.int32)])[:60]),
+    ("unique_size_default_fill", "jnp.unique(jnp.abs(x), size=8)",
+     lambda x: np.concatenate([np.unique(np.abs(x["x"])), np.full(8, np.abs(x["x"]).min(), np.int32)])[:8]),
+    # kron, count_nonzero, nonzero, argwhere
+    ("kron_mixed", "jnp.kron(a[:2, :3], i[:3, :2])", lambda x: np.kron(x["a"][:2, :3], x["i"][:3, :2])),
+    ("kron_vec", "jnp.kron(x, x[:4])", lambda x: np.kron(x["x"], x["x"][:4])),
+    ("kron_ranks", "jnp.kron(a[:3, :4], v[:2])", lambda x: np.kron(x["a"][:3, :4], x["v"][:2])),
+    ("count_nonzero", "jnp.count_nonzero(i)", lambda x: np.count_nonzero(x["i"])),
+    ("count_nonzero_ax0", "jnp.count_nonzero(i, axis=0)", lambda x: np.count_nonzero(x["i"], axis=0)),
+    ("count_nonzero_bool", "jnp.count_nonzero(m, axis=-1, keepdims=True)", lambda x: np.count_nonzero(x["m"], axis=-1, keepdims=True)),
+    ("count_nonzero_float", "jnp.count_nonzero(jnp.floor(a), axis=(0, 1))", lambda x: np.count_nonzero(np.floor(x["a"]), axis=(0, 1))),
+    ("nonzero_size0", "jnp.nonzero(i > 5, size=30)[0]", lambda x: _nz(x["i"] > 5, 30)[0].astype(np.int32)),
+    ("nonzero_size1", "jnp.nonzero(i > 5, size=30)[1]", lambda x: _nz(x["i"] > 5, 30)[1].astype(np.int32)),
+    ("nonzero_pad", "jnp.nonzero(i > 17, size=40, fill_value=-1)[1]", lambda x: _nz(x["i"] > 17, 40, -1)[1].astype(np.int32)),
+    ("nonzero_eager", "jnp.nonzero(i > 15)[1]", lambda x: np.nonzero(x["i"] > 15)[1].astype(np.int32)),
+    ("nonzero_jit", "jax.jit(lambda z: jnp.nonzero(z, size=10, fill_value=-1)[0])(v > 0)", lambda x: _nz(x["v"] > 0, 10, -1)[0].astype(np.int32)),
+    ("argwhere_eager", "jnp.argwhere(s > 1.5)", lambda x: np.argwhere(x["s"] > 1.5).astype(np.int32)),
+    ("argwhere_size", "jnp.argwhere(i, size=140)", lambda x: _aw(x["i"], 140).astype(np.int32)),
+    # nan reductions
+    ("nansum", "jnp.nansum(N)", lambda x: np.nansum(x["N"]), "red"),
+    ("nansum_ax0", "jnp.nansum(N, axis=0)", lambda x: np.nansum(x["N"], axis=0), "red"),
+    ("nansum_int", "jnp.nansum(i, axis=1)", lambda x: np.nansum(x["i"], axis=1)),
+    ("nanmean_keep", "jnp.nanmean(N, axis=1, keepdims=True)", lambda x: np.nanmean(x["N"], axis=1, keepdims=True), "red"),
+    ("nanmean_int", "jnp.nanmean(i)", lambda x: np.nanmean(x["i"]), "red"),
+    ("nanmax_ax1", "jnp.nanmax(N, axis=1)", lambda x: np.nanmax(x["N"], axis=1)),
+    ("nanmax_all", "jnp.nanmax(N)", lambda x: np.nanmax(x["N"])),
+    ("nanmin_neg", "jnp.nanmin(N, axis=-1)", lambda x: np.nanmin(x["N"], axis=-1)),
+    ("nanmin_ax0", "jnp.nanmin(N, axis=0, keepdims=True)", lambda x: np.nanmin(x["N"], axis=0, keepdims=True)),
+    ("nanmax_jit", "jax.jit(lambda z: jnp.nanmax(z, axis=0))(N)", lambda x: np.nanmax(x["N"], axis=0)),
+    ("nanprod", "jnp.nanprod(N * 0.5 + 1, axis=1)", lambda x: np.nanprod(x["N"] * np.float32(0.5) + np.float32(1), axis=1), "red"),
+    ("nanprod_int", "jnp.nanprod(j[:, :4], axis=0)", lambda x: np.nanprod(x["j"][:, :4], axis=0)),
+    ("nanvar", "jnp.nanvar(N, axis=0)", lambda x: np.nanvar(x["N"], axis=0), "red"),
+    ("nanvar_ddof", "jnp.nanvar(N, axis=1, ddof=1, keepdims=True)", lambda x: np.nanvar(x["N"], axis=1, ddof=1, keepdims=True), "red"),
+    ("nanstd", "jnp.nanstd(N)", lambda x: np.nanstd(x["N"]), "red"),
+    ("nanstd_int", "jnp.nanstd(i, axis=-1)", lambda x: np.nanstd(x["i"], axis=-1), "red"),
+    ("nanargmax", "jnp.nanargmax(N, axis=0)", lambda x: np.nanargmax(x["N"], axis=0).astype(np.int32)),
+    ("nanargmin_all", "jnp.nanargmin(N)", lambda x: np.int32(np.nanargmin(x["N"]))),
+    ("nanargmin_row", "jnp.nanargmin(N, axis=1)", lambda x: np.array([np.nanargmin(r) if not np.all(np.isnan(r)) else -1 for r in x["N"]], np.int32)),
+    ("nanargmax_int", "jnp.nanargmax(i, axis=1, keepdims=True)", lambda x: np.argmax(x["i"], axis=1, keepdims=True).astype(np.int32)),
+    # order statistics, average
+    ("median", "jnp.median(a)", lambda x: np.median(x["a"]), "ew"),
+    ("median_ax0", "jnp.median(a, axis=0)", lambda x: np.median(x["a"], axis=0), "ew"),
+    ("median_keep", "jnp.median(a, axis=-1, keepdims=True)", lambda x: np.median(x["a"], axis=-1, keepdims=True), "ew"),
+    ("median_int", "jnp.median(i, axis=1)", lambda x: np.median(x["i"], axis=1), "ew"),
+    ("median_3d", "jnp.median(s, axis=1)", lambda x: np.median(x["s"], axis=1), "ew"),
+    ("median_nan", "jnp.median(N, axis=1)", lambda x: np.median(x["N"], axis=1), "ew"),
+    ("median_axes", "jnp.median(s, axis=(0, 2))", lambda x: np.median(x["s"], axis=(0, 2)), "ew"),
+    ("quantile_axes_keep", "jnp.quantile(s, jnp.array([0.2, 0.7]), axis=(-1, 0), keepdims=True)",
+     lambda x: np.quantile(x["s"], [0.2, 0.7], axis=(-1, 0), keepdims=True), "ew"),
+    ("nanmedian", "jnp.nanmedian(N, axis=1)", lambda x: np.nanmedian(x["N"], axis=1), "ew"),
+    ("nanmedian_all", "jnp.nanmedian(N)", lambda x: np.nanmedian(x["N"]), "ew"),
+    ("nanmedian_keep", "jnp.nanmedian(N, axis=0, keepdims=True)", lambda x: np.nanmedian(x["N"], axis=0, keepdims=True), "ew"),
+    ("nanquantile", "jnp.nanquantile(N, jnp.array([0.1, 0.5, 0.95]), axis=-1)", lambda x: np.nanquantile(x["N"], [0.1, 0.5, 0.95], axis=-1), "ew"),
+    ("nanpercentile", "jnp.nanpercentile(N, 30, axis=0)", lambda x: np.nanpercentile(x["N"], 30, axis=0), "ew"),
+    ("nanquantile_int", "jnp.nanquantile(i, 0.4, axis=1)", lambda x: np.nanquantile(x["i"], 0.4, axis=1), "ew"),
+    ("quantile_lower", "jnp.quantile(a, jnp.array([0.1, 0.5, 0.77]), axis=1, method='lower')",
+     lambda x: np.quantile(x["a"], [0.1, 0.5, 0.77], axis=1, method="lower"), "ew"),
+    ("quantile_higher", "jnp.quantile(s, 0.3, axis=0, method='higher')", lambda x: np.quantile(x["s"], 0.3, axis=0, method="higher"), "ew"),
+    ("quantile_nearest", "jnp.quantile(a, jnp.array([0.1, 0.5, 0.9]), axis=0, method='nearest')",
+     lambda x: np.quantile(x["a"], [0.1, 0.5, 0.9], axis=0, method="nearest"), "ew"),
+    ("percentile_midpoint", "jnp.percentile(i, 35, axis=-1, method='midpoint')", lambda x: np.percentile(x["i"], 35, axis=-1, method="midpoint"), "ew"),
+    ("quantile", "jnp.quantile(a, 0.3)", lambda x: np.quantile(x["a"], 0.3), "ew"),
+    ("quantile_list", "jnp.quantile(a, jnp.array([0.1, 0.5, 0.9]), axis=1)", lambda x: np.quantile(x["a"], [0.1, 0.5, 0.9], axis=1), "ew"),
+    ("quantile_int", "jnp.quantile(i, 0.75, axis=0)", lambda x: np.quantile(x["i"], 0.75, axis=0), "ew"),
+    ("quantile_ends", "jnp.quantile(v, jnp.array([0.0, 1.0]))", lambda x: np.quantile(x["v"], [0.0, 1.0]), "ew"),
+    ("percentile", "jnp.percentile(a, 37, axis=-1)", lambda x: np.percentile(x["a"], 37, axis=-1), "ew"),
+    ("percentile_keep", "jnp.percentile(s, jnp.array([5, 95]), axis=0, keepdims=True)",
+     lambda x: np.percentile(x["s"], [5, 95], axis=0, keepdims=True), "red"),
+    ("average_returned_scl", "jnp.average(a, axis=0, weights=p[:, 0], returned=True)[1]",
+     lambda x: np.average(x["a"], axis=0, weights=x["p"][:, 0], returned=True)[1], "red"),
+    ("average_returned_cnt", "jnp.average(i, axis=1, returned=True)[1]", lambda x: np.average(x["i"], axis=1, returned=True)[1], "red"),
+    ("average", "jnp.average(a)", lambda x: np.average(x["a"]), "red"),
+    ("average_int_ax", "jnp.average(i, axis=0)", lambda x: np.average(x["i"], axis=0), "red"),
+    ("average_w_full", "jnp.average(a, weights=p)", lambda x: np.average(x["a"], weights=x["p"]), "red"),
+    ("average_w_1d", "jnp.average(a, axis=0, weights=p[:, 0])", lambda x: np.average(x["a"], axis=0, weights=x["p"][:, 0]), "red"),
+    ("average_w_keep", "jnp.average(i, axis=-1, weights=p[0], keepdims=True)",
+     lambda x: np.average(x["i"], axis=-1, weights=x["p"][0], keepdims=True), "red"),
+]
+for c in _COV:
+    add(ew(c[0], c[1], c[2], c[3] if len(c) > 3 else "exact"))
+
+# The host numpy module: the same functions on host copies (h(...) = np.asarray), numpy's dtypes.
+_NP = [
+    ("take", "np.take(h(a), h(x), axis=1)", lambda x: np.take(x["a"], x["x"], axis=1)),
+    ("take_flat", "np.take(h(i), h(x))", lambda x: np.take(x["i"], x["x"])),
+    ("take_along_axis", "np.take_along_axis(h(i), h(Y), axis=0)", lambda x: np.take_along_axis(x["i"], x["Y"], axis=0)),
+    ("take_wrap", "np.take(h(a), h(x) * 3, axis=1, mode='wrap')", lambda x: np.take(x["a"], x["x"] * 3, axis=1, mode="wrap")),
+    ("take_clip", "np.take(h(i), h(x) * 3, mode='clip')", lambda x: np.take(x["i"], x["x"] * 3, mode="clip")),
+    ("diff_prepend", "np.diff(h(i), axis=0, prepend=h(j)[:1], append=3)", lambda x: np.diff(x["i"], axis=0, prepend=x["j"][:1], append=3)),
+    ("roll", "np.roll(h(i), (2, -19), axis=(0, -1))", lambda x: np.roll(x["i"], (2, -19), axis=(0, -1))),
+    ("diff", "np.diff(h(i), n=2, axis=0)", lambda x: np.diff(x["i"], n=2, axis=0)),
+    ("meshgrid", "np.meshgrid(h(v)[:3], h(x))[0]", lambda x: np.meshgrid(x["v"][:3], x["x"])[0]),
+    ("meshgrid_ij", "np.meshgrid(h(x), h(v)[:3], indexing='ij')[1]", lambda x: np.meshgrid(x["x"], x["v"][:3], indexing="ij")[1]),
+    ("diag", "np.diag(h(x), k=-2)", lambda x: np.diag(x["x"], k=-2)),
+    ("diag_mat", "np.diag(h(a), k=5)", lambda x: np.diag(x["a"], k=5)),
+    ("trace_int", "np.trace(h(i), offset=1)", lambda x: np.trace(x["i"], offset=1)),
+    ("trace", "np.trace(h(s), axis1=0, axis2=2)", lambda x: np.trace(x["s"], axis1=0, axis2=2), "red"),
+    ("diagonal", "np.diagonal(h(s), offset=-1, axis1=1, axis2=2)", lambda x: np.diagonal(x["s"], offset=-1, axis1=1, axis2=2)),
+    ("searchsorted", "np.searchsorted(np.sort(h(w)), h(a), side='right')", lambda x: np.searchsorted(np.sort(x["w"]), x["a"], side="right")),
+    ("searchsorted_int", "np.searchsorted(np.arange(0, 40, 3), h(i))", lambda x: np.searchsorted(np.arange(0, 40, 3), x["i"])),
+    ("searchsorted_scalar", "np.searchsorted(np.arange(0, 40, 3), 17)", lambda x: np.searchsorted(np.arange(0, 40, 3), 17)),
+    ("bincount", "np.bincount(np.abs(h(i)[2]), minlength=30)", lambda x: np.bincount(np.abs(x["i"][2]), minlength=30)),
+    ("bincount_w", "np.bincount(np.abs(h(x)), h(a)[0, :6])", lambda x: np.bincount(np.abs(x["x"]), x["a"][0, :6])),
+    ("unique", "np.unique(h(i))", lambda x: np.unique(x["i"])),
+    ("unique_counts", "np.unique(h(j), return_counts=True)[1]", lambda x: np.unique(x["j"], return_counts=True)[1]),
+    ("unique_inverse", "np.unique(h(j), return_inverse=True)[1]", lambda x: np.unique(x["j"], return_inverse=True)[1]),
+    ("unique_index", "np.unique(h(i), return_index=True)[1]", lambda x: np.unique(x["i"], return_index=True)[1]),
+    ("unique_nan", "np.unique(np.floor(h(N) * 2))", lambda x: np.unique(np.floor(x["N"] * 2))),
+    ("outer", "np.outer(h(v)[:4], h(x))", lambda x: np.outer(x["v"][:4], x["x"])),
+    ("triu", "np.triu(h(i), k=1)", lambda x: np.triu(x["i"], k=1)),
+    ("tril", "np.tril(h(s), k=-2)", lambda x: np.tril(x["s"], k=-2)),
+    ("kron", "np.kron(h(x), h(i)[:2, :3])", lambda x: np.kron(x["x"], x["i"][:2, :3])),
+    ("count_nonzero", "np.count_nonzero(h(i), axis=1)", lambda x: np.count_nonzero(x["i"], axis=1)),
+    ("nonzero", "np.nonzero(h(i) > 12)[1]", lambda x: np.nonzero(x["i"] > 12)[1]),
+    ("argwhere", "np.argwhere(h(s) > 1.0)", lambda x: np.argwhere(x["s"] > 1.0)),
+    ("flip", "np.flip(h(i), axis=1)", lambda x: np.flip(x["i"], axis=1)),
+    ("flip_all", "np.flip(h(s))", lambda x: np.flip(x["s"])),
+    ("repeat", "np.repeat(h(i), 3, axis=0)", lambda x: np.repeat(x["i"], 3, axis=0)),
+    ("repeat_counts", "np.repeat(h(i)[:, :3], [1, 3, 0], axis=1)", lambda x: np.repeat(x["i"][:, :3], [1, 3, 0], axis=1)),
+    ("repeat_counts_flat", "np.repeat(h(x), np.arange(6))", lambda x: np.repeat(x["x"], np.arange(6))),
+    ("repeat_flat", "np.repeat(h(x), 2)", lambda x: np.repeat(x["x"], 2)),
+    ("pad", "np.pad(h(i), ((1, 2), (0, 3)), constant_values=7)", lambda x: np.pad(x["i"], ((1, 2), (0, 3)), constant_values=7)),
+    ("tensordot", "np.tensordot(h(s), h(a), axes=([1, 2], [0, 1]))", lambda x: np.tensordot(x["s"], x["a"], axes=([1, 2], [0, 1])), "red"),
+    ("tensordot_int", "np.tensordot(h(i), h(i).T, axes=1)", lambda x: np.tensordot(x["i"], x["i"].T, axes=1)),
+    ("inner", "np.inner(h(a), h(b))", lambda x: np.inner(x["a"], x["b"]), "red"),
+    ("vdot", "np.vdot(h(i), h(j))", lambda x: np.vdot(x["i"], x["j"])),
+    ("nansum", "np.nansum(h(N), axis=1)", lambda x: np.nansum(x["N"], axis=1), "red"),
+    ("nansum_int", "np.nansum(h(i))", lambda x: np.nansum(x["i"])),
+    ("nanmean", "np.nanmean(h(N), axis=0)", lambda x: np.nanmean(x["N"], axis=0), "red"),
+    ("nanmax", "np.nanmax(h(N), axis=1, keepdims=True)", lambda x: np.nanmax(x["N"], axis=1, keepdims=True)),
+    ("nanmin", "np.nanmin(h(N))", lambda x: np.nanmin(x["N"])),
+    ("nanprod", "np.nanprod(h(N)[:, :5], axis=0)", lambda x: np.nanprod(x["N"][:, :5], axis=0), "red"),
+    ("nanvar", "np.nanvar(h(N), axis=0, ddof=1)", lambda x: np.nanvar(x["N"], axis=0, ddof=1), "red"),
+    ("nanstd_int", "np.nanstd(h(i))", lambda x: np.nanstd(x["i"]), "red"),
+    ("nanargmax", "np.nanargmax(h(N), axis=0)", lambda x: np.nanargmax(x["N"], axis=0)),
+    ("nanargmin", "np.nanargmin(h(N))", lambda x: np.nanargmin(x["N"])),
+    ("median", "np.median(h(i), axis=0)", lambda x: np.median(x["i"], axis=0), "ew"),
+    ("median_f32", "np.median(h(a), axis=1)", lambda x: np.median(x["a"], axis=1), "ew"),
+    ("quantile", "np.quantile(h(a), [0.25, 0.5], axis=-1)", lambda x: np.quantile(x["a"], [0.25, 0.5], axis=-1), "ew"),
+    ("percentile_axes", "np.percentile(h(s), 33, axis=(1, 2), keepdims=True)", lambda x: np.percentile(x["s"], 33, axis=(1, 2), keepdims=True), "ew"),
+    ("nanmedian", "np.nanmedian(h(N), axis=1)", lambda x: np.nanmedian(x["N"], axis=1), "ew"),
+    ("nanpercentile", "np.nanpercentile(h(N), [10, 60], axis=0)", lambda x: np.nanpercentile(x["N"], [10, 60], axis=0), "ew"),
+    ("nanquantile_all", "np.nanquantile(h(N), 0.8)", lambda x: np.nanquantile(x["N"], 0.8), "ew"),
+    ("quantile_lower_int", "np.quantile(h(i), [0.3, 0.6], axis=0, method='lower')", lambda x: np.quantile(x["i"], [0.3, 0.6], axis=0, method="lower")),
+    ("quantile_nearest_f32", "np.quantile(h(a), 0.5, axis=1, method='nearest')", lambda x: np.quantile(x["a"], 0.5, axis=1, method="nearest")),
+    ("percentile_higher", "np.percentile(h(i), 12.5, method='higher')", lambda x: np.percentile(x["i"], 12.5, method="higher")),
+    ("percentile_midpoint", "np.percentile(h(a), [25, 50], axis=0, method='midpoint')", lambda x: np.percentile(x["a"], [25, 50], axis=0, method="midpoint"), "ew"),
+    ("percentile", "np.percentile(h(i), 90)", lambda x: np.percentile(x["i"], 90), "ew"),
+    ("average", "np.average(h(i), axis=1, weights=h(p)[0])", lambda x: np.average(x["i"], axis=1, weights=x["p"][0]), "red"),
+    ("average_returned", "np.average(h(a), axis=1, weights=h(p), returned=True)[1]",
+     lambda x: np.average(x["a"], axis=1, weights=x["p"], returned=True)[1], "red"),
+    ("average_plain", "np.average(h(a))", lambda x: np.average(x["a"]), "red"),
+    ("einsum", "np.einsum('ij,jk->ik', h(a), h(c))", lambda x: np.einsum("ij,jk->ik", x["a"], x["c"]), "red"),
+    ("einsum_int", "np.einsum('ij->j', h(i))", lambda x: np.einsum("ij->j", x["i"])),
+    ("einsum_mixed", "np.einsum('i,i->', h(x), h(v)[:6])", lambda x: np.einsum("i,i->", x["x"], x["v"][:6]), "red"),
+]
+for c in _NP:
+    add(ew("np_" + c[0], c[1], c[2], c[3] if len(c) > 3 else "exact"))
+
 # ---- placements ---------------------------------------------------------------------------
 # (label, mesh constructor or None, axis types, spec for rank>=1 inputs)
 
@@ -420,6 +695,8 @@ def shard_program(inputs_dir, out_dir, placement, cases):
         "import jax.scipy.special as jss",
         "import numpy as np",
         "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType",
+        "def h(z):",
+        "    return np.asarray(z)",
     ]
     if mesh_ctor:
         lines += [
@@ -460,9 +737,9 @@ _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 _f64 = lambda v: v.astype(np.float64)
 
 
-def compare(out, ref, tol, x):
+def compare(out, ref, tol, x, host=False):
     ref = np.asarray(ref)
-    want_dtype = jax_dtype(ref.dtype)
+    want_dtype = ref.dtype if host else jax_dtype(ref.dtype)
     if out.dtype != want_dtype:
         return f"dtype {out.dtype}, expected {want_dtype}"
     if out.shape != ref.shape:
@@ -476,7 +753,7 @@ def compare(out, ref, tol, x):
         ok = np.allclose(out.astype(np.float64), ref64, rtol=1e-6, atol=0, equal_nan=True)
         return None if ok else f"not within 1e-6 relative: max rel diff {np.max(np.abs(out - ref64) / np.maximum(np.abs(ref64), 1e-300)):.3g}"
     if tol == "red":
-        scale = max(float(np.max(np.abs(v))) for v in x.values() if v.dtype.kind == "f")
+        scale = max(float(np.nanmax(np.abs(v))) for v in x.values() if v.dtype.kind == "f")
         atol = 1e-5 * scale * scale * 16
     if np.allclose(out.astype(np.float64), ref64, rtol=1e-5, atol=atol, equal_nan=True):
         return None
@@ -540,7 +817,7 @@ def main(argv):
                 failed += 1
                 print(f"[{label}] FAIL {name} ({expr}): no result")
                 continue
-            problem = compare(np.load(path), refs[k], tol, x)
+            problem = compare(np.load(path), refs[k], tol, x, host=name.startswith("np_"))
             if problem:
                 failed += 1
                 print(f"[{label}] FAIL {name} ({expr}): {problem}")

@@ -75,6 +75,8 @@ void register_jnp_module() {
     add_jnp_reductions(I, m);
     add_jnp_shape(I, m);
     add_jnp_linalg(I, m);
+    add_jnp_indexing(I, m);
+    add_jnp_nan_stats(I, m);
     m.dict.set("linalg", I.import_module("jax.numpy.linalg", I.current_loc()));
   });
   register_jnp_linalg_module();

@@ -10,11 +10,19 @@ namespace shard::api {
 // A jax.numpy function: numpy (host) array arguments are moved to the device first.
 void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn);
 
+// jax.errors.ConcretizationTypeError with the given message (op_args.cpp).
+[[noreturn]] void raise_concretization_error(Interp& I, const std::string& message);
+
+// jnp.repeat with an array of repeats (jnp_module_indexing.cpp).
+Value jnp_repeat_counts(Interp& I, const Value& x, const Value& repeats, std::optional<int64_t> axis, const Value& total_repeat_length);
+
 void add_jnp_creation(Interp& I, ModuleObj& m);     // jnp_module_creation.cpp
 void add_jnp_elementwise(Interp& I, ModuleObj& m);  // jnp_module_elementwise.cpp
 void add_jnp_reductions(Interp& I, ModuleObj& m);   // jnp_module_reductions.cpp
 void add_jnp_shape(Interp& I, ModuleObj& m);        // jnp_module_shape.cpp
 void add_jnp_linalg(Interp& I, ModuleObj& m);       // jnp_module_linalg.cpp
+void add_jnp_indexing(Interp& I, ModuleObj& m);    // jnp_module_indexing.cpp
+void add_jnp_nan_stats(Interp& I, ModuleObj& m);   // jnp_module_nan_stats.cpp
 void register_jnp_linalg_module();                  // jax.numpy.linalg (jnp_module_linalg.cpp)
 
 }  // namespace shard::api

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "api/modules/jnp_module.hpp"
+#include "api/modules/numpy_internal.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
 
@@ -317,5 +318,41 @@ void register_jnp_linalg_module() {
     });
   });
 }
+
+// numpy.einsum on host arrays: the jnp parser and contraction body, operands first brought
+// to numpy's result dtype.
+namespace np {
+
+void add_contraction_functions(Interp&, ModuleObj& m) {
+  add(m, "einsum", [](Interp& I, CallArgs& a) {
+    if (a.args.empty() || a.args[0]->kind != interp::ObjKind::Str)
+      I.raise("TypeError", "einsum: the first argument must be a subscripts string (the interleaved form is not supported)");
+    std::string spec = static_cast<interp::StrObj&>(*a.args[0]).v;
+    std::vector<Operand> ops;
+    for (size_t i = 1; i < a.args.size(); ++i) ops.push_back(operand(I, a.args[i]));
+    if (ops.empty()) I.raise("ValueError", "No input operands");
+    std::optional<DType> dt;
+    for (auto& [k, v] : a.kwargs) {
+      if (k == "dtype") dt = dtype_arg(I, v);
+      else if (k == "optimize" || k == "order" || k == "casting" || k == "out") continue;
+      else I.raise("TypeError", fmt::format("einsum() got an unexpected keyword argument '{}'", k));
+    }
+    std::vector<Value> vals;
+    std::vector<exec::ArrayRef> ins;
+    for (auto& o : ops) {
+      vals.push_back(wrap(o.array, true));
+      ins.push_back(o.array);
+    }
+    auto e = parse_einsum(I, spec, vals);
+    DType common = dt.value_or(result_type(ops));
+    return result(run1(I, "einsum", ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      std::vector<ValueId> xs;
+      for (auto id : ids) xs.push_back(cast(t, id, common));
+      return std::vector<ValueId>{einsum_body(t, e, xs, std::nullopt)};
+    }));
+  });
+}
+
+}  // namespace np
 
 }  // namespace shard::api

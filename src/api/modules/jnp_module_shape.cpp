@@ -337,11 +337,12 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
   });
   def_jnp(m, "repeat", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "repeat", {"a", "repeats", "axis=", "*", "total_repeat_length="});
-    if (is_array_like(p.get("repeats")) && type_of(p.get("repeats")).rank() > 0)
-      I.raise("NotImplementedError", "jnp.repeat with an array of repeats is not supported yet");
-    int64_t reps = int_arg(I, p.get("repeats"), "repeats");
     std::optional<int64_t> axis;
     if (!is_none(p.get("axis"))) axis = int_arg(I, p.get("axis"), "axis");
+    Value rv = p.get("repeats");
+    if ((is_array_like(rv) && (type_of(rv).rank() > 0 || as_tracer(rv))) || (rv && (rv->kind == ObjKind::List || rv->kind == ObjKind::Tuple)))
+      return jnp_repeat_counts(I, arr_operand(I, p.get("a"), "repeat"), rv, axis, p.get("total_repeat_length"));
+    int64_t reps = int_arg(I, rv, "repeats");
     return run(I, "repeat", p.get("a"), [&](Trace& t, ValueId v) { return repeat_body(t, v, reps, axis); });
   });
   def_jnp(m, "flip", [](Interp& I, CallArgs& a) {

@@ -68,5 +68,8 @@ void add_creation_functions(Interp& I, ModuleObj& m);  // numpy_module.cpp
 void add_math_functions(Interp& I, ModuleObj& m);      // numpy_math.cpp
 void fill_random_module(Interp& I, ModuleObj& m);      // numpy_random.cpp (numpy.random)
 void add_io_functions(Interp& I, ModuleObj& m);        // numpy_io.cpp
+void add_indexing_functions(Interp& I, ModuleObj& m);  // jnp_module_indexing.cpp (shared with jnp)
+void add_nan_stats_functions(Interp& I, ModuleObj& m); // jnp_module_nan_stats.cpp (shared with jnp)
+void add_contraction_functions(Interp& I, ModuleObj& m);  // jnp_module_linalg.cpp (einsum)
 
 }  // namespace shard::api::np

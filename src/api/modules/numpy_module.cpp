@@ -374,6 +374,9 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   m.dict.set("newaxis", interp::none());
   add_creation_functions(I, m);
   add_math_functions(I, m);
+  add_indexing_functions(I, m);
+  add_nan_stats_functions(I, m);
+  add_contraction_functions(I, m);
   m.dict.set("random", I.import_module("numpy.random", I.current_loc()));
   add_io_functions(I, m);
 }
