@@ -260,6 +260,45 @@ ValueId average_body(Trace& t, ValueId x, std::optional<ValueId> w, std::optiona
   return avg;
 }
 
+// cov / corrcoef: rows are variables (rowvar), columns observations; 1-D is one variable.
+ValueId cov_body(Trace& t, ValueId m, std::optional<ValueId> y, bool rowvar, std::optional<int64_t> ddof_opt, bool bias, bool corr,
+                 DType fdflt) {
+  auto prep = [&](ValueId v) {
+    v = to_float(t, v, fdflt);
+    const auto r = t.type(v).rank();
+    if (r > 2) fail("ValueError", "m has more than 2 dimensions");
+    if (r < 2) v = trace::reshape(t, v, {1, t.type(v).num_elements()});
+    else if (!rowvar) v = trace::transpose(t, v, {1, 0});
+    return v;
+  };
+  ValueId x = prep(m);
+  if (y) {
+    ValueId yy = prep(*y);
+    auto d = trace::promote(dtw(t, x), dtw(t, yy));
+    x = trace::concatenate(t, {trace::convert(t, x, {d.dtype, false}), trace::convert(t, yy, {d.dtype, false})}, 0);
+  }
+  const int64_t n = t.type(x).shape()[1];
+  const int64_t ddof = ddof_opt ? *ddof_opt : (bias ? 0 : 1);
+  ValueId mean = trace::mean(t, x, {1}, true);
+  ValueId xc = trace::binary(t, "sub", EwOp::Sub, x, mean);
+  sharding::DotDims dd;
+  dd.lhs_contracting = {1};
+  dd.rhs_contracting = {1};
+  ValueId c = trace::dot_general(t, xc, xc, dd, std::nullopt, "dot_general");
+  c = trace::binary(t, "div", EwOp::Div, c, cst(t, static_cast<double>(n - ddof), c));
+  if (corr) {
+    const int64_t k = t.type(c).shape()[0];
+    ValueId eye = trace::eye(t, k, k, 0, {DType::Bool, false}, std::nullopt);
+    ValueId dg = trace::reduce(t, "corrcoef", ReduceKind::Sum, trace::where(t, eye, c, cst(t, 0, c)), {1}, false);
+    ValueId sd = trace::unary(t, "sqrt", EwOp::Sqrt, dg);
+    c = trace::binary(t, "div", EwOp::Div, c, trace::reshape(t, sd, {k, 1}));
+    c = trace::binary(t, "div", EwOp::Div, c, trace::reshape(t, sd, {1, k}));
+    c = trace::clip(t, c, cst(t, -1, c), cst(t, 1, c));
+  }
+  if (t.type(c).shape()[0] == 1) c = trace::reshape(t, c, {});
+  return c;
+}
+
 // q as a list of floats (scaled by 1/scale), checked against [0, 1].
 std::vector<double> q_list(Interp& I, const Value& v, double scale, bool& scalar, const char* err) {
   std::vector<double> out;
@@ -380,6 +419,27 @@ void add_jnp_nan_stats(Interp&, ModuleObj& m) {
     });
   });
   }
+  for (bool corr : {false, true}) {
+    const char* cname = corr ? "corrcoef" : "cov";
+    def_jnp(m, cname, [cname, corr](Interp& I, CallArgs& a) {
+      std::vector<std::string> sig = {"m", "y=", "rowvar="};
+      if (!corr) sig.insert(sig.end(), {"bias=", "ddof=", "fweights=", "aweights="});
+      ArgParser p(I, a, cname, sig);
+      if (!corr && (!is_none(p.get("fweights")) || !is_none(p.get("aweights"))))
+        I.raise("NotImplementedError", "jnp.cov: fweights= and aweights= are not supported yet");
+      const bool rowvar = is_none(p.get("rowvar")) || I.truthy(p.get("rowvar"));
+      const bool bias = !corr && keep_of(I, p.get("bias"));
+      std::optional<int64_t> ddof;
+      if (!corr && !is_none(p.get("ddof"))) ddof = int_arg(I, p.get("ddof"), "ddof");
+      std::vector<Value> ops{device_operand(I, p.get("m"))};
+      if (!is_none(p.get("y"))) ops.push_back(device_operand(I, p.get("y")));
+      return apply(I, cname, ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+        std::optional<ValueId> y;
+        if (ids.size() > 1) y = ids[1];
+        return std::vector<ValueId>{cov_body(t, ids[0], y, rowvar, ddof, bias, corr, DType::F32)};
+      });
+    });
+  }
   def_jnp(m, "average", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "keepdims="});
     const bool returned = keep_of(I, p.get("returned"));
@@ -471,6 +531,27 @@ void add_nan_stats_functions(Interp&, ModuleObj& m) {
       return std::vector<ValueId>{quantile_body(t, ids[0], std::vector<double>{0.5}, true, axis, keep, DType::F64, ign)};
     }));
   });
+  }
+  for (bool corr : {false, true}) {
+    const char* cname = corr ? "corrcoef" : "cov";
+    add(m, cname, [cname, corr](Interp& I, CallArgs& a) {
+      std::vector<std::string> sig = {"m", "y=", "rowvar="};
+      if (!corr) sig.insert(sig.end(), {"bias=", "ddof=", "fweights=", "aweights="});
+      interp::ArgParser p(I, a, cname, sig);
+      if (!corr && (!is_none(p.get("fweights")) || !is_none(p.get("aweights"))))
+        I.raise("NotImplementedError", "numpy.cov: fweights= and aweights= are not supported yet");
+      const bool rowvar = bool_arg(I, p.get("rowvar"), true);
+      const bool bias = !corr && bool_arg(I, p.get("bias"), false);
+      std::optional<int64_t> ddof;
+      if (!corr && !is_none(p.get("ddof"))) ddof = int_arg(I, p.get("ddof"), "ddof");
+      std::vector<exec::ArrayRef> ins{host_array(I, p.get("m"))};
+      if (!is_none(p.get("y"))) ins.push_back(host_array(I, p.get("y")));
+      return result(run1(I, cname, ins, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        std::optional<ValueId> y;
+        if (ids.size() > 1) y = cast(t, ids[1], DType::F64);
+        return std::vector<ValueId>{cov_body(t, cast(t, ids[0], DType::F64), y, rowvar, ddof, bias, corr, DType::F64)};
+      }));
+    });
   }
   add(m, "average", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "average", {"a", "axis=", "weights=", "returned=", "*", "keepdims="});
