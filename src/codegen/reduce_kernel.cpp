@@ -81,13 +81,17 @@ class ReduceEmitter {
     int64_t out_elems = 1;
     for (auto& d : dims_) if (!d.reduced) out_elems *= d.extent;
     elem_ty_ = storage(k_.dtype);
+    // The loops below run their body at least once: an empty output or input emits none.
+    bool empty_input = false;
+    for (auto& d : dims_) empty_input |= d.extent == 0;
     // out[:] = identity
-    loop(out_elems, "init", [&](llvm::Value* i) {
-      b_.CreateStore(ops_.to_storage(identity(k_.dtype), k_.dtype), b_.CreateGEP(elem_ty_, fn_->getArg(1), i));
-    });
+    if (out_elems > 0)
+      loop(out_elems, "init", [&](llvm::Value* i) {
+        b_.CreateStore(ops_.to_storage(identity(k_.dtype), k_.dtype), b_.CreateGEP(elem_ty_, fn_->getArg(1), i));
+      });
     // A trailing reduced run is reduced in a register.
     inner_run_ = !dims_.empty() && dims_.back().reduced;
-    nest(0, b_.getInt64(0), b_.getInt64(0));
+    if (!empty_input) nest(0, b_.getInt64(0), b_.getInt64(0));
     b_.CreateRetVoid();
   }
 

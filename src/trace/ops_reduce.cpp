@@ -35,8 +35,12 @@ ValueId reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, st
   DTypeW dt{xt.dtype(), xt.weak_type()};
   if (kind == ReduceKind::Sum || kind == ReduceKind::Prod) dt = sum_dtype(xt);
   if (kind == ReduceKind::And || kind == ReduceKind::Or) dt = {DType::Bool, false};
-  if ((kind == ReduceKind::Max || kind == ReduceKind::Min) && xt.num_elements() == 0)
-    throw types::ShardingError("ValueError", fmt::format("zero-size array to reduction operation {} which has no identity", name));
+  // As JAX: max / min have no identity, so a reduced axis may not be empty (kept empty axes
+  // just give an empty result).
+  if (kind == ReduceKind::Max || kind == ReduceKind::Min)
+    for (auto d : axes)
+      if (xt.shape()[static_cast<size_t>(d)] == 0)
+        throw types::ShardingError("ValueError", fmt::format("zero-size array to reduction operation {} which has no identity", name));
   ValueId xc = convert(t, x, dt);
   auto flat = sharding::propagate_reduce(t.ctx(name), t.type(xc), axes, dt.dtype, false).with_weak_type(dt.weak);
   ir::attr::Reduce a;
