@@ -37,7 +37,8 @@ Value eval_shape(Interp& I, CallArgs& a) {
   std::optional<types::Mesh> mesh = trace::MeshContext::get().concrete();
   for (auto& l : leaves)
     if (l.mesh) mesh = l.mesh;
-  jit_detail::Traced tr = jit_detail::trace_function(I, fun, opts, call, parts, in, leaves);
+  // Inside a trace (eval_shape under jit), the function may close over that trace's tracers.
+  jit_detail::Traced tr = jit_detail::trace_function(I, fun, opts, call, parts, in, leaves, trace::current_trace());
   if (!mesh) mesh = tr.noted_mesh;
   std::vector<Value> outs;
   for (auto r : tr.fn.results) {

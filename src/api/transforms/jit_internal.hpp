@@ -18,6 +18,7 @@
 #include "exec/run_global.hpp"
 #include "interp/interp.hpp"
 #include "ir/ir.hpp"
+#include "trace/trace.hpp"
 
 namespace shard::api::jit_detail {
 
@@ -80,8 +81,9 @@ std::vector<AbstractLeaf> abstract_leaves(const std::vector<exec::ArrayRef>& arr
 std::vector<AbstractLeaf> abstract_leaves(Interp& I, const Value& fun, const CallArgs& a, const CallParts& parts,
                                           const std::vector<Value>& values);
 // Traces f on abstract values of `leaves` (the dynamic arguments' leaves, structure `in`).
+// With `parent`, the trace is a region of it (values of the parent used inside are captured).
 Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const CallArgs& a, const CallParts& parts,
-                      const TreeDef& in, const std::vector<AbstractLeaf>& leaves);
+                      const TreeDef& in, const std::vector<AbstractLeaf>& leaves, std::shared_ptr<trace::Trace> parent = nullptr);
 std::string fun_name(Interp& I, const Value& f);
 
 // ---- jit.cpp ----------------------------------------------------------------------------------

@@ -148,6 +148,10 @@ std::vector<AbstractLeaf> abstract_leaves(Interp& I, const Value& fun, const Cal
                                           const std::vector<Value>& values) {
   std::vector<AbstractLeaf> out;
   for (size_t i = 0; i < values.size(); ++i) {
+    if (auto* tr = as_tracer(values[i])) {  // eval_shape of an outer trace's value
+      out.push_back({tr->type(), std::nullopt});
+      continue;
+    }
     if (auto* s = as_shape_dtype_struct(values[i])) {
       std::optional<types::Mesh> mesh;
       if (s->sharding && s->sharding->is_concrete()) mesh = s->sharding->mesh();
@@ -161,7 +165,7 @@ std::vector<AbstractLeaf> abstract_leaves(Interp& I, const Value& fun, const Cal
 }
 
 Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const CallArgs& a, const CallParts& parts,
-                      const TreeDef& in, const std::vector<AbstractLeaf>& leaves) {
+                      const TreeDef& in, const std::vector<AbstractLeaf>& leaves, std::shared_ptr<trace::Trace> parent) {
   std::optional<types::Mesh> mesh;
   for (auto& l : leaves)
     if (l.mesh) {
@@ -174,7 +178,9 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
   if (!mesh && ctx.concrete()) mesh = ctx.concrete();
   TraceMeshScope scope(mesh);
   if (!ctx.abstract().empty()) abstract = ctx.abstract();  // use_mesh / axis-type scopes win
-  auto t = std::make_shared<trace::Trace>(fun_name(I, f), abstract);
+  // Under a parent (eval_shape inside a jit), the parent's tracers the function closes over
+  // are captured rather than escaping.
+  auto t = parent ? std::make_shared<trace::Trace>(fun_name(I, f), abstract, parent) : std::make_shared<trace::Trace>(fun_name(I, f), abstract);
   t->set_loc(I.current_loc());
   trace::TraceScope recording(t);  // ops without tracer operands (creation ops) record here too
 
