@@ -144,23 +144,25 @@ Value reduce_fn(Interp& I, CallArgs& a) {
   for (; i < leaves.size(); ++i) acc = I.call(p.get("function"), {acc, leaves[i]});
   return acc;
 }
+// The list of (key path, leaf) pairs of `def`'s leaves.
+Value path_leaf_pairs(Interp& I, const TreeDef& def, const std::vector<Value>& leaves) {
+  auto paths = leaf_key_paths(I, def);
+  std::vector<Value> pairs;
+  for (size_t i = 0; i < leaves.size(); ++i) pairs.push_back(interp::make_tuple({paths[i], leaves[i]}));
+  return interp::make_list(std::move(pairs));
+}
 Value flatten_with_path_fn(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "tree_flatten_with_path", {"tree", "is_leaf="});
   std::vector<Value> leaves;
   TreeDef def = flatten(I, p.get("tree"), leaves, p.get("is_leaf"));
-  auto paths = leaf_key_paths(I, def);
-  std::vector<Value> pairs;
-  for (size_t i = 0; i < leaves.size(); ++i) pairs.push_back(interp::make_tuple({paths[i], leaves[i]}));
-  return interp::make_tuple({interp::make_list(std::move(pairs)), treedef_value(std::move(def))});
+  Value pairs = path_leaf_pairs(I, def, leaves);
+  return interp::make_tuple({pairs, treedef_value(std::move(def))});
 }
 Value leaves_with_path_fn(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "tree_leaves_with_path", {"tree", "is_leaf="});
   std::vector<Value> leaves;
   TreeDef def = flatten(I, p.get("tree"), leaves, p.get("is_leaf"));
-  auto paths = leaf_key_paths(I, def);
-  std::vector<Value> pairs;
-  for (size_t i = 0; i < leaves.size(); ++i) pairs.push_back(interp::make_tuple({paths[i], leaves[i]}));
-  return interp::make_list(std::move(pairs));
+  return path_leaf_pairs(I, def, leaves);
 }
 // keystr(keys, *, simple=False, separator=''): "['a'][0].b", or with simple=True the bare
 // keys joined by separator ("a/0/b" with separator='/').

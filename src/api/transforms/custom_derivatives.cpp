@@ -168,13 +168,7 @@ autodiff::CustomVjpFwd vjp_fwd(Interp& I, const CustomObj& c, const SplitArgs& s
             TreeDef d = tree_flatten(I3, items[i], leaves);
             std::vector<Value> want_leaves;
             if (items[i]->kind == ObjKind::None) {  // None: a zero cotangent for the whole argument
-              std::function<size_t(const TreeDef&)> count = [&](const TreeDef& x) -> size_t {
-                if (x.kind == TreeDef::Leaf) return 1;
-                size_t n = 0;
-                for (auto& ch : x.children) n += count(ch);
-                return n;
-              };
-              out.insert(out.end(), count(diff_def.children[i]), std::nullopt);
+              out.insert(out.end(), tree_num_leaves(diff_def.children[i]), std::nullopt);
               continue;
             }
             if (tree_signature(I3, d) != tree_signature(I3, diff_def.children[i]))

@@ -42,13 +42,6 @@ FlatArgs flatten_args(Interp& I, const std::vector<Value>& args) {
   return f;
 }
 
-size_t count_leaves(const TreeDef& d) {
-  if (d.kind == TreeDef::Leaf) return 1;
-  size_t n = 0;
-  for (auto& c : d.children) n += count_leaves(c);
-  return n;
-}
-
 Value rebuild(Interp& I, const TreeDef& def, const std::vector<Value>& leaves) {
   size_t pos = 0;
   return tree_unflatten(I, def, leaves, pos);
@@ -246,7 +239,7 @@ Value jax_vjp(Interp& I, CallArgs& a) {
   });
   // The differentiated outputs: all of them, or those of the first of (output, aux).
   TreeDef main_def = has_aux ? out_def.children[0] : out_def;
-  const size_t count_main = count_leaves(main_def);
+  const size_t count_main = tree_num_leaves(main_def);
   std::vector<Value> outs(results.begin(), results.begin() + static_cast<long>(n_out));
   std::vector<Value> residuals(results.begin() + static_cast<long>(n_out), results.begin() + static_cast<long>(n_out + n_res));
   std::vector<types::ArrayType> out_types;
@@ -345,7 +338,7 @@ Value jax_jvp(Interp& I, CallArgs& a) {
   std::vector<Value> tan(results.begin() + static_cast<long>(nr), results.end());
   if (!has_aux) return interp::make_tuple({rebuild(I, out_def, prim), rebuild(I, out_def, tan)});
   const TreeDef& main = out_def.children[0];
-  const size_t nm = count_leaves(main);
+  const size_t nm = tree_num_leaves(main);
   auto part = [&](const std::vector<Value>& v, size_t from, size_t to) { return std::vector<Value>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to)); };
   return interp::make_tuple({rebuild(I, main, part(prim, 0, nm)), rebuild(I, main, part(tan, 0, nm)), rebuild(I, out_def.children[1], part(prim, nm, nr))});
 }
@@ -418,7 +411,7 @@ Value call_jacobian(Interp& I, const Value& fun, const Value& argnums_v, bool ha
     if (has_aux && (r.out.kind != TreeDef::Tuple || r.out.children.size() != 2))
       I.raise("TypeError", fmt::format("{} with has_aux=True requires fun to return a (value, aux) pair", what));
     main_def = has_aux ? r.out.children[0] : r.out;
-    n_main = count_leaves(main_def);
+    n_main = tree_num_leaves(main_def);
     std::vector<bool> wrt(r.captured.size(), false);
     wrt.insert(wrt.end(), ids.size(), true);
     auto lin = autodiff::linearize(t, *r.fn, region_inputs(r, ids), wrt);

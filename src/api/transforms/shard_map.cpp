@@ -58,13 +58,6 @@ types::Mesh resolve_mesh(Interp& I, const Config& c) {
                         "`jax.sharding.set_mesh(mesh)`.");
 }
 
-size_t count_leaves(const TreeDef& d) {
-  if (d.kind == TreeDef::Leaf) return 1;
-  size_t n = 0;
-  for (auto& c : d.children) n += count_leaves(c);
-  return n;
-}
-
 struct LeafSpec {
   PartitionSpec spec;
   std::string spec_path;
@@ -75,11 +68,11 @@ struct LeafSpec {
 void match_specs(Interp& I, const Value& specs, const TreeDef& def, const std::string& spec_path, const char* what,
                  std::vector<LeafSpec>& out) {
   if (auto s = spec_of(specs)) {
-    for (size_t i = 0; i < count_leaves(def); ++i) out.push_back({*s, spec_path});
+    for (size_t i = 0; i < tree_num_leaves(def); ++i) out.push_back({*s, spec_path});
     return;
   }
   if (is_none(specs)) {
-    for (size_t i = 0; i < count_leaves(def); ++i) out.push_back({PartitionSpec(), spec_path});
+    for (size_t i = 0; i < tree_num_leaves(def); ++i) out.push_back({PartitionSpec(), spec_path});
     return;
   }
   const bool seq = specs->kind == ObjKind::Tuple || specs->kind == ObjKind::List;
