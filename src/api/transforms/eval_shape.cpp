@@ -39,7 +39,7 @@ Value eval_shape(Interp& I, CallArgs& a) {
     if (l.mesh) mesh = l.mesh;
   // Inside a trace (eval_shape under jit), the function may close over that trace's tracers.
   jit_detail::Traced tr = jit_detail::trace_function(I, fun, opts, call, parts, in, leaves, trace::current_trace());
-  if (!mesh) mesh = tr.noted_mesh;
+  if (!mesh) mesh = tr.placement_mesh;
   std::vector<Value> outs;
   for (auto r : tr.fn.results) {
     const auto& t = tr.fn.type(r);

@@ -71,7 +71,7 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
   Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, abstract_leaves(call.leaves));
   ++j.stats->traces;
   call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(abstract),
-                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), std::move(tr.noted_mesh), {}});
+                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), std::move(tr.placement_mesh), {}});
   j.cache.push_back(call.entry);
   return call;
 }
@@ -105,7 +105,7 @@ Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
   PreparedCall call = prepare_call(I, j, a);
   if (!call.entry) return I.call(j.fun, a);  // under an outer trace, a nested jit inlines
   CacheEntry& e = *call.entry;
-  auto placed = place_call_inputs(I, j.opts, e, call.leaves);
+  auto placed = place_call_inputs(I, e, call.leaves);
   auto prog = program_for(I, j, e, placed);
   return run_program(I, j, e, *prog, placed);
 }

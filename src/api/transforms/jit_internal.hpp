@@ -43,7 +43,7 @@ struct CacheEntry {
   std::optional<types::Mesh> context_concrete;
   ir::Function fn;
   TreeDef out;
-  std::optional<types::Mesh> noted_mesh;  // a mesh named inside (Traced::noted_mesh)
+  std::optional<types::Mesh> placement_mesh;  // Traced::placement_mesh
   std::vector<ExecEntry> execs;
 };
 using CacheEntryRef = std::shared_ptr<CacheEntry>;
@@ -68,7 +68,10 @@ struct JitObj : interp::NativeObj {
 struct Traced {
   ir::Function fn;
   TreeDef out;
-  std::optional<types::Mesh> noted_mesh;  // trace::Trace::noted_mesh
+  // Where calls without committed arguments or a context mesh run: the mesh jit's
+  // in_shardings / out_shardings name (JAX places uncommitted arguments by them), else one a
+  // sharding constraint inside the function names (trace::Trace::noted_mesh).
+  std::optional<types::Mesh> placement_mesh;
 };
 // What tracing needs of an argument leaf: its abstract value, and the mesh it is committed to.
 struct AbstractLeaf {
@@ -101,12 +104,8 @@ exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::P
 Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p);
 // The mesh given to calls without committed inputs.
 std::optional<types::Mesh> context_mesh();
-// The mesh jit `j`'s shardings name: the first NamedSharding's in its in_shardings /
-// out_shardings (JAX places uncommitted arguments by them), else one named inside the traced
-// function (`entry`, when traced).
-std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts, const CacheEntry* entry = nullptr);
-// The inputs of a call of `j` placed: on the context mesh, else on the mesh its shardings name.
-exec::Placement place_call_inputs(Interp& I, const JitOptions& opts, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves);
+// The inputs of a call placed: on the context mesh, else on the entry's placement mesh.
+exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves);
 
 // ---- jit_lowered.cpp -------------------------------------------------------------------------
 

@@ -103,7 +103,7 @@ Value call_compiled(Interp& I, CompiledObj& c, CallArgs& a) {
                                      total >= 5 ? fmt::format("The first 5 of {}", total) : std::string("The"),
                                      fmt::join(errors, "\n")));
   }
-  auto placed = place_call_inputs(I, s.jit->opts, *s.entry, leaves);
+  auto placed = place_call_inputs(I, *s.entry, leaves);
   // Committed arguments must already have the compiled sharding; the others move to it.
   for (size_t i = 0; i < leaves.size(); ++i) {
     if (placed.mesh == s.mesh && placed.layouts[i] == s.layouts[i]) continue;
@@ -189,7 +189,7 @@ ClassP compiled_class() {
 Value lower_jitted(Interp& I, const Value& self, JitObj& j, CallArgs& a) {
   PreparedCall call = prepare_call(I, j, a);
   if (!call.entry) I.raise("TypeError", "lower() cannot be called on tracers: call the jitted function instead");
-  auto placed = place_call_inputs(I, j.opts, *call.entry, call.leaves);
+  auto placed = place_call_inputs(I, *call.entry, call.leaves);
   Stage s{self, &j, call.entry, placed.mesh, placed.layouts, placed.single_device, dynamic_leaf_names(I, j, a, call.entry->in)};
   return std::make_shared<LoweredObj>(lowered_class(), std::move(s));
 }

@@ -105,9 +105,8 @@ ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
   });
 }
 
-}  // namespace
-
-std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts, const CacheEntry* entry) {
+// The mesh of the first NamedSharding in jit's in_shardings / out_shardings.
+std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts) {
   for (const Value& tree : {opts.in_shardings, opts.out_shardings}) {
     if (!tree || tree->kind == ObjKind::None) continue;
     std::vector<Value> leaves;
@@ -117,13 +116,14 @@ std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts, cons
     for (auto& l : leaves)
       if (auto* s = as_sharding(l); s && s->named && s->named->is_concrete()) return s->named->mesh();
   }
-  if (entry) return entry->noted_mesh;
   return std::nullopt;
 }
 
-exec::Placement place_call_inputs(Interp& I, const JitOptions& opts, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves) {
+}  // namespace
+
+exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves) {
   if (auto c = context_mesh()) return guarded(I, [&] { return exec::place_inputs(entry.fn, leaves, c); });
-  auto named = sharding_mesh(I, opts, &entry);
+  const auto& named = entry.placement_mesh;
   return guarded(I, [&] { return exec::place_inputs(entry.fn, leaves, named, /*always_context=*/named.has_value()); });
 }
 
@@ -173,7 +173,8 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
       break;
     }
   auto& ctx = trace::MeshContext::get();
-  if (!mesh && !ctx.concrete()) mesh = sharding_mesh(I, opts);
+  const auto named = sharding_mesh(I, opts);
+  if (!mesh && !ctx.concrete()) mesh = named;
   types::AbstractMesh abstract = mesh ? mesh->abstract_mesh() : ctx.abstract();
   if (!mesh && ctx.concrete()) mesh = ctx.concrete();
   TraceMeshScope scope(mesh);
@@ -213,7 +214,9 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
   }
   const auto out_shardings = shardings_per_leaf(I, opts.out_shardings, out, "jit's out_shardings", "the function's result");
   for (size_t k = 0; k < ids.size(); ++k) ids[k] = apply_sharding(I, *t, ids[k], out_shardings[k], "jit's out_shardings");
-  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out), t->noted_mesh()}; });
+  // Where calls without committed arguments run: the shardings' mesh, else one named inside.
+  auto placement = named ? named : t->noted_mesh();
+  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out), std::move(placement)}; });
 }
 
 }  // namespace shard::api::jit_detail
