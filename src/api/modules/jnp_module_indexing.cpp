@@ -255,17 +255,23 @@ ValueId diag_body(Trace& t, ValueId v, int64_t k, const char* err) {
   return trace::slice(t, sel, {start}, {start + len}, {});
 }
 
-ValueId trace_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t axis2, std::optional<DType> acc) {
+// x with axes axis1 and axis2 moved to the end, in that order (trace and diagonal work there).
+ValueId axes_to_end(Trace& t, ValueId x, const char* name, int64_t axis1, int64_t axis2) {
   const int64_t r = rank_of(t, x);
   if (r < 2) fail("ValueError", "diag requires an array of at least two dimensions");
-  int64_t a1 = trace::normalize_axis("trace", axis1, r), a2 = trace::normalize_axis("trace", axis2, r);
+  int64_t a1 = trace::normalize_axis(name, axis1, r), a2 = trace::normalize_axis(name, axis2, r);
   if (a1 == a2) fail("ValueError", "axis1 and axis2 cannot be the same");
   std::vector<int64_t> perm;
   for (int64_t d = 0; d < r; ++d)
     if (d != a1 && d != a2) perm.push_back(d);
   perm.push_back(a1);
   perm.push_back(a2);
-  x = trace::transpose(t, x, perm);
+  return trace::transpose(t, x, perm);
+}
+
+ValueId trace_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t axis2, std::optional<DType> acc) {
+  const int64_t r = rank_of(t, x);
+  x = axes_to_end(t, x, "trace", axis1, axis2);
   if (acc) x = trace::convert(t, x, {*acc, false});
   Shape s = t.type(x).shape();
   ValueId mask = trace::broadcast_in_dim(t, diag_mask(t, s[r - 2], s[r - 1], offset), s, {r - 2, r - 1});
@@ -277,15 +283,7 @@ ValueId trace_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t a
 // diagonal(a, offset, axis1, axis2): the two axes removed, the diagonal appended last.
 ValueId diagonal_body(Trace& t, ValueId x, int64_t offset, int64_t axis1, int64_t axis2) {
   const int64_t r = rank_of(t, x);
-  if (r < 2) fail("ValueError", "diag requires an array of at least two dimensions");
-  int64_t a1 = trace::normalize_axis("diagonal", axis1, r), a2 = trace::normalize_axis("diagonal", axis2, r);
-  if (a1 == a2) fail("ValueError", "axis1 and axis2 cannot be the same");
-  std::vector<int64_t> perm;
-  for (int64_t d = 0; d < r; ++d)
-    if (d != a1 && d != a2) perm.push_back(d);
-  perm.push_back(a1);
-  perm.push_back(a2);
-  x = trace::transpose(t, x, perm);
+  x = axes_to_end(t, x, "diagonal", axis1, axis2);
   Shape s = t.type(x).shape();
   const int64_t n = s[r - 2], m = s[r - 1];
   ValueId mask = trace::broadcast_in_dim(t, diag_mask(t, n, m, offset), s, {r - 2, r - 1});
