@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <set>
 
 #include "runtime/collectives_internal.hpp"
 #include "runtime/device_runtime.hpp"
+#include "runtime/process_layout.hpp"
 
 namespace shard::runtime {
 
@@ -22,10 +24,53 @@ std::vector<int> checked_devices(std::vector<int> devices) {
                                         fmt::join(devices, ", ")));
   return devices;
 }
+
+// Members in this process wait for their leader's MPI operations, which have their own
+// deadline: their local wait must outlast it so that the leader's error is the one reported.
+std::chrono::milliseconds local_timeout(const std::vector<int>& devices, std::chrono::milliseconds timeout) {
+  for (int d : devices)
+    if (!process_layout().is_local(d)) return timeout * 2 + std::chrono::seconds(10);
+  return timeout;
+}
+
+// The members of `devices` in this process, in rank order.
+std::vector<int> local_members(const std::vector<int>& devices) {
+  std::vector<int> local;
+  for (int d : devices)
+    if (process_layout().is_local(d)) local.push_back(d);
+  return local;
+}
 }  // namespace
 
+std::chrono::milliseconds collective_timeout() {
+  static const std::chrono::milliseconds t = [] {
+    const char* v = std::getenv("SHARD_COLLECTIVE_TIMEOUT");
+    const double s = v ? std::atof(v) : 0.0;
+    return s > 0 ? std::chrono::milliseconds(static_cast<int64_t>(s * 1000)) : kDefaultCollectiveTimeout;
+  }();
+  return t;
+}
+
 CollectiveGroup::CollectiveGroup(std::vector<int> devices, std::chrono::milliseconds timeout)
-    : devices_(checked_devices(std::move(devices))), rendezvous_(devices_, timeout) {}
+    : devices_(checked_devices(std::move(devices))), timeout_(timeout),
+      rendezvous_(local_members(devices_), local_timeout(devices_, timeout)) {
+  const ProcessLayout& layout = process_layout();
+  for (int d : devices_) processes_.push_back(layout.process_of(d));
+  std::sort(processes_.begin(), processes_.end());
+  processes_.erase(std::unique(processes_.begin(), processes_.end()), processes_.end());
+  std::vector<int> members(processes_.size(), 0);
+  for (size_t r = 0; r < devices_.size(); ++r) {
+    const int p = layout.process_of(devices_[r]);
+    const int slot = static_cast<int>(std::lower_bound(processes_.begin(), processes_.end(), p) - processes_.begin());
+    process_slot_.push_back(slot);
+    member_slot_.push_back(members[slot]++);
+    if (p == layout.process_index) local_ranks_.push_back(static_cast<int>(r));
+  }
+  max_members_ = *std::max_element(members.begin(), members.end());
+  if (spans_processes()) cross_ = std::make_unique<detail::CrossProcessState>();
+}
+
+CollectiveGroup::~CollectiveGroup() = default;
 
 int CollectiveGroup::rank_of(int device) const {
   auto it = std::find(devices_.begin(), devices_.end(), device);
@@ -78,19 +123,11 @@ void OutputTarget::defer() {
 
 }  // namespace detail
 
+using detail::chunk_of;
 using detail::Endpoint;
 using detail::Peers;
 
 namespace {
-
-// Chunk r of n elements, rounded to whole cache lines so ranks never write the same line.
-std::pair<size_t, size_t> chunk_of(size_t n, int size, int rank, size_t elem_bytes) {
-  const size_t line = std::max<size_t>(1, 64 / elem_bytes);
-  size_t per = (n + size - 1) / size;
-  per = (per + line - 1) / line * line;
-  size_t lo = std::min(n, per * rank), hi = std::min(n, lo + per);
-  return {lo, hi};
-}
 
 // Exactly equal buffers are fine for all_reduce (element i is read and written only by the
 // rank owning its chunk, reads before writes); a partial overlap is not.
@@ -117,6 +154,11 @@ void all_reduce(CollectiveGroup& group, int rank, ReduceKind kind, DType dtype, 
   check_reduction(kind, dtype, op);
   const size_t es = types::dtype_size(dtype);
   const std::string what = detail::describe(op, dtype, {n}, "", note);
+  if (group.spans_processes()) {
+    BufferRef result = detail::cross_process::all_reduce_shared(group, rank, kind, dtype, in, n, what);
+    if (n) std::memcpy(out, result->data(), n * es);
+    return;
+  }
   Endpoint mine{static_cast<const std::byte*>(in), n * es, static_cast<std::byte*>(out), n * es};
   const auto [lo, hi] = chunk_of(n, group.size(), rank, es);
   bool write_back = false;  // partial overlaps: reduce to scratch, write in a second round
@@ -150,6 +192,7 @@ BufferRef all_reduce_shared(CollectiveGroup& group, int rank, ReduceKind kind, D
   check_reduction(kind, dtype, op);
   const size_t es = types::dtype_size(dtype);
   const std::string what = detail::describe(op, dtype, {n}, "shared", note);
+  if (group.spans_processes()) return detail::cross_process::all_reduce_shared(group, rank, kind, dtype, in, n, what);
   BufferRef result = rank == 0 ? DeviceBuffer::allocate(group.device(0), n * es) : nullptr;
   Endpoint mine{static_cast<const std::byte*>(in), n * es, result ? static_cast<std::byte*>(result->data()) : nullptr,
                 result ? n * es : 0, rank == 0 ? &result : nullptr};
@@ -173,6 +216,8 @@ void reduce_scatter(CollectiveGroup& group, int rank, ReduceKind kind, DType dty
   const size_t size = group.size();
   const std::string what = outer == 1 ? detail::describe(op, dtype, {size * chunk_elems}, "", note)
                                       : detail::describe(op, dtype, {outer, size * chunk_elems}, "", note);
+  if (group.spans_processes())
+    return detail::cross_process::reduce_scatter(group, rank, kind, dtype, in, out, outer, chunk_elems, what);
   Endpoint mine{static_cast<const std::byte*>(in), outer * size * chunk_elems * es, static_cast<std::byte*>(out),
                 outer * chunk_elems * es};
   detail::OutputTarget target(mine.out, mine.out_bytes);

@@ -17,10 +17,15 @@
 // copy after everyone has finished reading. Misuse that every rank can see in its own
 // arguments (bad ranks, duplicate ppermute pairs, a reduction a dtype does not support) throws
 // CollectiveError before the rendezvous.
+//
+// Groups may span processes (runtime/process_layout.hpp): the members in this process meet in
+// the rendezvous as above, and one of them (the first in rank order) moves the data between
+// processes over MPI (collectives_cross_process.cpp). The result is the same as in one process.
 #pragma once
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -32,24 +37,47 @@
 namespace shard::runtime {
 
 constexpr std::chrono::milliseconds kDefaultCollectiveTimeout{60000};
+// The timeout of a new group: SHARD_COLLECTIVE_TIMEOUT (seconds) when set, else the default.
+std::chrono::milliseconds collective_timeout();
+
+namespace detail {
+struct CrossProcessState;  // collectives_cross_process.cpp
+}
 
 // The devices taking part in collectives together; rank r is devices()[r]. One group object is
 // shared by its members and reused for every collective they execute, in the same order.
 class CollectiveGroup {
  public:
-  explicit CollectiveGroup(std::vector<int> devices,
-                           std::chrono::milliseconds timeout = kDefaultCollectiveTimeout);
+  explicit CollectiveGroup(std::vector<int> devices, std::chrono::milliseconds timeout = collective_timeout());
+  ~CollectiveGroup();
   int size() const { return static_cast<int>(devices_.size()); }
   const std::vector<int>& devices() const { return devices_; }
   int device(int rank) const { return devices_.at(rank); }
   int rank_of(int device) const;  // -1 when the device is not a member
   // The rank of the calling device thread; throws CollectiveError when it is not a member.
   int my_rank() const;
+  // The members in this process meet here; they are indexed by local_index(rank).
   CollectiveRendezvous& rendezvous() { return rendezvous_; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+
+  // Across processes: the processes holding members (ascending), and for each rank its
+  // process's position in that list and its position among that process's members.
+  bool spans_processes() const { return processes_.size() > 1; }
+  const std::vector<int>& processes() const { return processes_; }
+  int process_slot(int rank) const { return process_slot_.at(rank); }
+  int member_slot(int rank) const { return member_slot_.at(rank); }
+  int max_members_per_process() const { return max_members_; }
+  const std::vector<int>& local_ranks() const { return local_ranks_; }
+  int local_index(int rank) const { return member_slot_.at(rank); }
+  detail::CrossProcessState& cross_process();
 
  private:
   std::vector<int> devices_;
+  std::chrono::milliseconds timeout_;
+  std::vector<int> processes_, process_slot_, member_slot_, local_ranks_;
+  int max_members_ = 0;
   CollectiveRendezvous rendezvous_;
+  std::unique_ptr<detail::CrossProcessState> cross_;
 };
 
 // out = in_0 (kind) in_1 (kind) ... elementwise, n elements, in rank order (so every rank gets

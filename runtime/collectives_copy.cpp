@@ -19,6 +19,8 @@ void all_gather(CollectiveGroup& group, int rank, DType dtype, const void* in, v
   const size_t size = group.size();
   const std::string what = outer == 1 ? detail::describe("all_gather", dtype, {chunk_elems}, "", note)
                                       : detail::describe("all_gather", dtype, {outer, chunk_elems}, "", note);
+  if (group.spans_processes())
+    return detail::cross_process::all_gather(group, rank, dtype, in, out, outer, chunk_elems, what);
   Endpoint mine{static_cast<const std::byte*>(in), outer * chunk, static_cast<std::byte*>(out),
                 outer * size * chunk};
   detail::OutputTarget target(mine.out, mine.out_bytes);
@@ -81,9 +83,22 @@ void all_to_all(CollectiveGroup& group, int rank, DType dtype, const void* in, v
   const std::string what = detail::describe(
       "all_to_all", dtype, geometry.shape,
       fmt::format("split_axis={} concat_axis={}", geometry.split_axis, geometry.concat_axis), note);
+  if (group.spans_processes()) return detail::cross_process::all_to_all(group, rank, dtype, in, out, geometry, what);
   const size_t bytes = geometry.elements() * es;
   Endpoint mine{static_cast<const std::byte*>(in), bytes, static_cast<std::byte*>(out), bytes};
+  detail::OutputTarget target(mine.out, mine.out_bytes);
+  detail::exchange(group, rank, what, mine, [&](const Peers& peers) {
+    if (detail::output_overlaps_inputs(mine, peers)) target.defer();
+    std::vector<const std::byte*> inputs;
+    for (const Endpoint* p : peers) inputs.push_back(p->in);
+    detail::all_to_all_pull(geometry, size, rank, es, inputs, target.data());
+  });
+  target.finish();
+}
 
+namespace detail {
+void all_to_all_pull(const AllToAllGeometry& geometry, int size, int rank, size_t es,
+                     const std::vector<const std::byte*>& inputs, std::byte* out) {
   // The block each rank sends to each other rank: the input with the split axis cut by size.
   std::vector<size_t> block = geometry.shape;
   block[geometry.split_axis] /= size;
@@ -92,18 +107,12 @@ void all_to_all(CollectiveGroup& group, int rank, DType dtype, const void* in, v
   std::vector<CopyDim> dims;
   for (size_t k = 0; k < block.size(); ++k) dims.push_back({block[k], in_strides[k], out_strides[k]});
   const size_t src_offset = rank * block[geometry.split_axis] * in_strides[geometry.split_axis];
-
-  detail::OutputTarget target(mine.out, mine.out_bytes);
-  detail::exchange(group, rank, what, mine, [&](const Peers& peers) {
-    if (detail::output_overlaps_inputs(mine, peers)) target.defer();
-    for (int j = 0; j < size; ++j) {
-      size_t dst_offset = j * block[geometry.concat_axis] * out_strides[geometry.concat_axis];
-      copy_strided(target.data() + dst_offset, peers[j]->in + src_offset, dims.data(), static_cast<int>(dims.size()),
-                   es);
-    }
-  });
-  target.finish();
+  for (int j = 0; j < size; ++j) {
+    const size_t dst_offset = j * block[geometry.concat_axis] * out_strides[geometry.concat_axis];
+    copy_strided(out + dst_offset, inputs[j] + src_offset, dims.data(), static_cast<int>(dims.size()), es);
+  }
 }
+}  // namespace detail
 
 // ---- permute
 
@@ -134,6 +143,8 @@ void permute(CollectiveGroup& group, int rank, DType dtype, const PermutePairs& 
   }
   const size_t bytes = n * types::dtype_size(dtype);
   const std::string what = detail::describe("ppermute", dtype, {n}, "perm=" + perm_repr(pairs), note);
+  if (group.spans_processes())
+    return detail::cross_process::permute(group, rank, dtype, source_of, in, out, n, what);
   Endpoint mine{static_cast<const std::byte*>(in), bytes, static_cast<std::byte*>(out), bytes};
   detail::OutputTarget target(mine.out, mine.out_bytes);
   const int src = source_of[rank];
@@ -158,6 +169,7 @@ void permute(CollectiveGroup& group, int rank, DType dtype, const PermutePairs& 
 void broadcast_from(CollectiveGroup& group, int rank, int root, DType dtype, const void* in, void* out, size_t n,
                     std::string_view note) {
   detail::check_rank(group, rank, "broadcast");
+  if (group.spans_processes()) throw CollectiveError("internal error: broadcast_from within one process only");
   if (root < 0 || root >= group.size())
     throw CollectiveError(fmt::format("internal error: broadcast from rank {} in a group of {}", root, group.size()));
   const size_t bytes = n * types::dtype_size(dtype);
@@ -180,6 +192,7 @@ void broadcast_from(CollectiveGroup& group, int rank, int root, DType dtype, con
 void gather_blocks(CollectiveGroup& group, int rank, const void* src, size_t src_bytes, void* dst, size_t dst_bytes,
                    const std::vector<BlockPiece>& pieces, std::string_view note) {
   detail::check_rank(group, rank, "gather_blocks");
+  if (group.spans_processes()) throw CollectiveError("internal error: gather_blocks within one process only");
   for (const BlockPiece& p : pieces) {
     if (p.src_rank < 0 || p.src_rank >= group.size())
       throw CollectiveError(fmt::format("internal error: gather_blocks piece from rank {} in a group of {}",

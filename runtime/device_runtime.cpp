@@ -1,5 +1,8 @@
 #include "runtime/device_runtime.hpp"
 
+#include "runtime/device_buffer.hpp"
+#include "runtime/process_layout.hpp"
+
 #include <deque>
 #include <stdexcept>
 
@@ -68,11 +71,12 @@ class DeviceThread {
   std::thread thread_;  // last: started after the state above exists
 };
 
-DeviceRuntime::DeviceRuntime(int num_devices) {
-  if (num_devices < 1 || num_devices > 1024)
-    throw std::invalid_argument("device count must be between 1 and 1024, got " + std::to_string(num_devices));
-  threads_.reserve(num_devices);
-  for (int i = 0; i < num_devices; ++i) threads_.push_back(std::make_unique<DeviceThread>(i));
+DeviceRuntime::DeviceRuntime(int num_local, int first_device, int num_global)
+    : first_device_(first_device), num_global_(num_global > 0 ? num_global : first_device + num_local) {
+  if (num_local < 1 || num_global_ > 1024 || first_device < 0 || first_device + num_local > num_global_)
+    throw std::invalid_argument("device count must be between 1 and 1024, got " + std::to_string(num_global_));
+  threads_.reserve(num_local);
+  for (int i = 0; i < num_local; ++i) threads_.push_back(std::make_unique<DeviceThread>(first_device + i));
 }
 
 DeviceRuntime::~DeviceRuntime() = default;
@@ -80,16 +84,19 @@ DeviceRuntime::~DeviceRuntime() = default;
 int DeviceRuntime::current_device() { return tls_device; }
 
 void DeviceRuntime::launch(const std::vector<int>& devices, const std::function<void(int)>& fn) {
-  if (devices.empty()) return;
-  for (int d : devices)
+  std::vector<int> local;
+  for (int d : devices) {
     if (d < 0 || d >= size()) throw std::out_of_range("no device with id " + std::to_string(d));
+    if (is_local(d)) local.push_back(d);
+  }
+  if (local.empty()) return;
   if (tls_device >= 0) throw std::logic_error("internal error: launch from a device thread would deadlock");
   LaunchLatch latch;
-  latch.pending = static_cast<int>(devices.size());
-  latch.errors.resize(devices.size());
-  for (size_t slot = 0; slot < devices.size(); ++slot) {
-    int d = devices[slot];
-    threads_[d]->post([&latch, &fn, d, slot] {
+  latch.pending = static_cast<int>(local.size());
+  latch.errors.resize(local.size());
+  for (size_t slot = 0; slot < local.size(); ++slot) {
+    int d = local[slot];
+    threads_[d - first_device_]->post([&latch, &fn, d, slot] {
       std::exception_ptr err;
       try {
         fn(d);
@@ -105,8 +112,8 @@ void DeviceRuntime::launch(const std::vector<int>& devices, const std::function<
 }
 
 void DeviceRuntime::launch_all(const std::function<void(int)>& fn) {
-  std::vector<int> all(size());
-  for (int i = 0; i < size(); ++i) all[i] = i;
+  std::vector<int> all(local_size());
+  for (int i = 0; i < local_size(); ++i) all[i] = first_device_ + i;
   launch(all, fn);
 }
 
@@ -117,7 +124,16 @@ std::unique_ptr<DeviceRuntime> g_runtime;
 
 DeviceRuntime& global_runtime(int n) {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_runtime) g_runtime = std::make_unique<DeviceRuntime>(n > 0 ? n : 8);
+  if (!g_runtime) {
+    const int local = n > 0 ? n : 8;
+    const ProcessLayout& layout = process_layout();
+    if (local * layout.process_count > kMaxDevices)
+      throw std::invalid_argument("device count must be between 1 and 1024 over all processes, got " +
+                                  std::to_string(local) + " per process x " + std::to_string(layout.process_count) +
+                                  " processes");
+    detail::set_local_device_count(local);
+    g_runtime = std::make_unique<DeviceRuntime>(local, layout.process_index * local, local * layout.process_count);
+  }
   return *g_runtime;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "runtime/device_runtime.hpp"
+#include "runtime/process_layout.hpp"
 #include "types/type_common.hpp"
 
 namespace shard::api {
@@ -75,5 +76,17 @@ runtime::DeviceRuntime& ensure_device_runtime() {
 }
 
 int device_count() { return ensure_device_runtime().size(); }
+int local_device_count() { return ensure_device_runtime().local_size(); }
+
+std::vector<int> local_device_ids() {
+  auto& rt = ensure_device_runtime();
+  std::vector<int> ids;
+  for (int i = 0; i < rt.local_size(); ++i) ids.push_back(rt.first_device() + i);
+  return ids;
+}
+
+bool is_local_device(int id) { return ensure_device_runtime().is_local(id); }
+int process_index() { return runtime::process_layout().process_index; }
+int process_count() { return runtime::process_layout().process_count; }
 
 }  // namespace shard::api

@@ -8,6 +8,7 @@
 //   4. SHARD_DEVICES,
 //   5. 8.
 #pragma once
+#include <vector>
 
 namespace shard::runtime {
 class DeviceRuntime;
@@ -30,7 +31,14 @@ int resolve_device_count();
 // and returns it. Every binding that touches devices calls this first.
 runtime::DeviceRuntime& ensure_device_runtime();
 
-// The number of devices of the running (or about to start) runtime.
+// The number of devices of the running (or about to start) runtime: of all processes
+// (jax.device_count) and of this one (jax.local_device_count).
 int device_count();
+int local_device_count();
+// This process's devices (global ids), and whether a device is one of them.
+std::vector<int> local_device_ids();
+bool is_local_device(int id);
+int process_index();
+int process_count();
 
 }  // namespace shard::api

@@ -11,8 +11,19 @@
 #include "cli/repl.hpp"
 #include "cli/run_program.hpp"
 #include "cli/version.hpp"
+#include "runtime/mpi_transport.hpp"
 
 using namespace shard::cli;
+
+namespace {
+// Under mpirun with jax.distributed.initialize(): this process's end is announced to the
+// others, and it waits for theirs before MPI shuts down (runtime/mpi_transport.hpp).
+int end_of_process(int status) {
+  if (!shard::runtime::mpi::initialized()) return status;
+  shard::runtime::mpi::finish(status != kExitOk, "its program exited with status " + std::to_string(status));
+  return status;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   install_crash_handlers();
@@ -29,15 +40,15 @@ int main(int argc, char** argv) {
       case Mode::Test:
         return run_golden_tests(o.test_args);
       case Mode::Repl:
-        return run_repl(o);
+        return end_of_process(run_repl(o));
       case Mode::Stdin:
-        if (isatty(STDIN_FILENO)) return run_repl(o);
-        return run_program(o);
+        if (isatty(STDIN_FILENO)) return end_of_process(run_repl(o));
+        return end_of_process(run_program(o));
       case Mode::Script:
         if (o.emit_ast) return emit_ast(o);
-        return run_program(o);
+        return end_of_process(run_program(o));
       case Mode::Code:
-        return run_program(o);
+        return end_of_process(run_program(o));
     }
     return kExitOk;
   } catch (const UsageError& e) {

@@ -219,7 +219,7 @@ Value Interpreter::array(const HostBuffer& b) {
     api::ensure_device_runtime();
     types::ArrayType t(*dtype, types::Shape(b.shape.begin(), b.shape.end()));
     auto host = exec::array_from_host(b.data.data(), t,
-                                      types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+                                      types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
     return Value(std::make_shared<Value::Impl>(Value::Impl{impl_, api::wrap(host, true)}));
   });
 }

@@ -102,7 +102,9 @@ std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vecto
     for (size_t r = 0; r < result_slots_.size(); ++r) outputs[r][pos] = slots[result_slots_[r]];
   };
   if (run_inline_) {
-    for (int d : devices) body(d);
+    auto& rt = runtime::global_runtime();
+    for (int d : devices)
+      if (rt.is_local(d)) body(d);  // other processes run their own devices
   } else {
     runtime::global_runtime().launch(devices, body);
   }

@@ -121,7 +121,7 @@ Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& 
   Placement p{anchor ? anchor->sharding.mesh()
               : shard_map_mesh ? *shard_map_mesh
               : on_context ? *context_mesh
-              : (inputs.empty() ? single_device_mesh(0) : inputs[0]->sharding.mesh()),
+              : (inputs.empty() ? single_device_mesh() : inputs[0]->sharding.mesh()),
               anchor == nullptr && !on_context, {}, {}};
   p.inputs.reserve(inputs.size());
   p.layouts.reserve(inputs.size());

@@ -375,15 +375,29 @@ void fill_jax(Interp& I, ModuleObj& m) {
     return device_list(all_device_ids());
   };
   add(m, "devices", devices);
-  add(m, "local_devices", devices);
-  auto count = [](Interp& I2, CallArgs& a) {
+  add(m, "local_devices", [](Interp& I2, CallArgs& a) {
+    interp::ArgParser p(I2, a, "local_devices", {"process_index=", "backend=", "host_id="});
+    if (Value v = p.get("process_index"); v && v->kind != ObjKind::None && interp::bi::index_of(I2, v, "process_index") != process_index())
+      I2.raise("NotImplementedError", "jax.local_devices(process_index=...) of another process: shard knows only this process's devices; "
+                                      "use [d for d in jax.devices() if d.process_index == i]");
+    return device_list(local_device_ids());
+  });
+  add(m, "device_count", [](Interp& I2, CallArgs& a) {
     interp::ArgParser p(I2, a, "device_count", {"backend="});
     return interp::make_int(device_count());
-  };
-  add(m, "device_count", count);
-  add(m, "local_device_count", count);
-  add(m, "process_index", [](Interp&, CallArgs&) { return interp::make_int(0); });
-  add(m, "process_count", [](Interp&, CallArgs&) { return interp::make_int(1); });
+  });
+  add(m, "local_device_count", [](Interp& I2, CallArgs& a) {
+    interp::ArgParser p(I2, a, "local_device_count", {"backend="});
+    return interp::make_int(local_device_count());
+  });
+  add(m, "process_index", [](Interp& I2, CallArgs& a) {
+    interp::ArgParser p(I2, a, "process_index", {"backend="});
+    return interp::make_int(process_index());
+  });
+  add(m, "process_count", [](Interp& I2, CallArgs& a) {
+    interp::ArgParser p(I2, a, "process_count", {"backend="});
+    return interp::make_int(process_count());
+  });
   add(m, "typeof", jax_typeof);
   add(m, "device_put", jax_device_put);
   add(m, "block_until_ready", [](Interp& I2, CallArgs& a) {
@@ -409,7 +423,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.core", "core"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.tree", "tree"}, std::pair{"jax.random", "random"},
                               std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"},
-                              std::pair{"jax.checkpoint_policies", "checkpoint_policies"}})
+                              std::pair{"jax.checkpoint_policies", "checkpoint_policies"}, std::pair{"jax.distributed", "distributed"}})
     bind_submodule(I, m, dotted, leaf);
   if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
     install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));
@@ -440,6 +454,7 @@ void fill_experimental(Interp& I, ModuleObj& m) {
   bind_submodule(I, m, "jax.experimental.mesh_utils", "mesh_utils");
   bind_submodule(I, m, "jax.experimental.shard", "shard");
   bind_submodule(I, m, "jax.experimental.shard_map", "shard_map");
+  bind_submodule(I, m, "jax.experimental.multihost_utils", "multihost_utils");
 }
 
 void fill_experimental_shard(Interp& I, ModuleObj& m) {

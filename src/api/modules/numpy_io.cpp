@@ -196,7 +196,7 @@ Value np_load(Interp& I, CallArgs& a) {
   if (h.fortran) std::reverse(stored.begin(), stored.end());
   types::ArrayType t(dt, stored);
   auto arr = guarded(I, [&] {
-    return exec::array_from_host(data.data(), t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+    return exec::array_from_host(data.data(), t, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
   });
   if (h.fortran && stored.size() > 1)
     arr = run1(I, "load", {arr}, [](trace::Trace& tr, const std::vector<ValueId>& ids) {

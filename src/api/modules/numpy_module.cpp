@@ -24,7 +24,7 @@ namespace bi = interp::bi;
 namespace {
 exec::ArrayRef host_from_bytes(const void* data, DType dt, const Shape& shape) {
   types::ArrayType t(dt, shape);
-  return exec::array_from_host(data, t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+  return exec::array_from_host(data, t, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
 }
 }  // namespace
 

@@ -169,7 +169,7 @@ Value doubles_result(Interp& I, const std::optional<Shape>& size, DType dt, cons
   ensure_device_runtime();
   types::ArrayType t(dt, *size);
   return wrap(guarded(I, [&] {
-                return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+                return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
               }),
               true);
 }
@@ -254,7 +254,7 @@ Value integers(Interp& I, Pcg64& g, const Value& low_v, const Value& high_v, con
   ensure_device_runtime();
   types::ArrayType t(dt, *size);
   return wrap(guarded(I, [&] {
-                return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+                return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
               }),
               true);
 }

@@ -17,6 +17,7 @@ void register_api_modules() {
     register_random_module();
     register_tree_util_module();
     register_mesh_utils_module();
+    register_distributed_modules();
     register_scipy_module();
     register_nn_module();
     register_checkpoint_policies();

@@ -13,7 +13,8 @@ void register_jnp_module();        // jax.numpy, jax.numpy.linalg
 void register_lax_module();        // jax.lax
 void register_random_module();     // jax.random
 void register_tree_util_module();
-void register_mesh_utils_module();  // jax.experimental.mesh_utils  // jax.tree_util
+void register_mesh_utils_module();   // jax.experimental.mesh_utils
+void register_distributed_modules(); // jax.distributed, jax.experimental.multihost_utils
 void register_scipy_module();      // jax.scipy, jax.scipy.special
 void register_nn_module();         // jax.nn
 

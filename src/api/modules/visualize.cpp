@@ -319,7 +319,7 @@ std::pair<Shape, NamedSharding> sharding_to_show(Interp& I, const Value& x, cons
     auto concrete = trace::MeshContext::get().concrete();
     const auto& am = t->trace->mesh();
     if (am.empty() || !ty.is_sharded())
-      return {ty.shape(), NamedSharding(exec::single_device_mesh(0), types::PartitionSpec())};
+      return {ty.shape(), NamedSharding(exec::single_device_mesh(), types::PartitionSpec())};
     if (am.any_axis_is(types::AxisType::Auto) || !concrete || concrete->axis_names() != am.axis_names())
       I.raise("NotImplementedError",
               fmt::format("{} under jit: the layout of a value on a mesh with Auto axes is chosen when the "

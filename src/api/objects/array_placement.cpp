@@ -6,6 +6,7 @@
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "interp/builtins/support.hpp"
+#include "runtime/process_layout.hpp"
 
 namespace shard::api {
 
@@ -69,6 +70,10 @@ int64_t replica_id(const ShardObj& s) {
 Value shard_data(const ShardObj& s) {
   const auto& a = *s.array;
   int dev = a.device_of(s.position);
+  if (!a.shards[s.position])
+    throw types::ShardingError("RuntimeError", fmt::format("the shard on device {} belongs to process {}: its data is not addressable "
+                                                           "from process {}", dev, runtime::process_layout().process_of(dev),
+                                                           runtime::process_layout().process_index));
   types::ArrayType t(a.type.dtype(), a.local_shape(), {}, {}, {}, a.type.weak_type());
   auto block = std::make_shared<exec::Array>(
       exec::Array{t, types::NamedSharding(exec::single_device_mesh(dev), types::PartitionSpec()), true, {a.shards[s.position]}});
@@ -95,9 +100,11 @@ ClassP shard_class() {
   return c;
 }
 
-Value shards_list(const exec::ArrayRef& a) {
+// Shards of other processes' devices have no data here (their .data raises).
+Value shards_list(const exec::ArrayRef& a, bool addressable_only) {
   std::vector<Value> xs;
-  for (size_t p = 0; p < a->shards.size(); ++p) xs.push_back(std::make_shared<ShardObj>(shard_class(), a, p));
+  for (size_t p = 0; p < a->shards.size(); ++p)
+    if (!addressable_only || a->shards[p]) xs.push_back(std::make_shared<ShardObj>(shard_class(), a, p));
   return interp::make_list(std::move(xs));
 }
 
@@ -117,10 +124,12 @@ void install_array_placement() {
     const auto& arr = self_array(I, a, "is_fully_replicated");
     return interp::make_bool(arr->single_device || arr->sharding.is_fully_replicated());
   });
-  bi::def_property(c, "is_fully_addressable", [](Interp&, CallArgs&) { return interp::make_bool(true); });
+  bi::def_property(c, "is_fully_addressable", [](Interp& I, CallArgs& a) {
+    return interp::make_bool(self_array(I, a, "is_fully_addressable")->is_fully_addressable());
+  });
   bi::def_property(c, "committed", [](Interp& I, CallArgs& a) { return interp::make_bool(!self_array(I, a, "committed")->single_device); });
-  bi::def_property(c, "addressable_shards", [](Interp& I, CallArgs& a) { return shards_list(self_array(I, a, "addressable_shards")); });
-  bi::def_property(c, "global_shards", [](Interp& I, CallArgs& a) { return shards_list(self_array(I, a, "global_shards")); });
+  bi::def_property(c, "addressable_shards", [](Interp& I, CallArgs& a) { return shards_list(self_array(I, a, "addressable_shards"), true); });
+  bi::def_property(c, "global_shards", [](Interp& I, CallArgs& a) { return shards_list(self_array(I, a, "global_shards"), false); });
   bi::def(c, "is_deleted", [](Interp&, CallArgs&) { return interp::make_bool(false); });
   bi::def(c, "copy_to_host_async", [](Interp&, CallArgs&) { return interp::none(); });
 }

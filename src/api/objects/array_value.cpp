@@ -199,7 +199,7 @@ exec::ArrayRef host_array_from_python(Interp& I, const Value& data, std::optiona
     }
   }
   types::ArrayType t(dt, c.shape);
-  auto mesh = exec::single_device_mesh(0);
+  auto mesh = exec::single_device_mesh();
   return exec::array_from_host(bytes.data(), t, types::NamedSharding(mesh, types::PartitionSpec()), true);
 }
 
@@ -207,7 +207,7 @@ exec::ArrayRef host_astype(const exec::ArrayRef& host, DType dtype) {
   if (host->type.dtype() == dtype) return host;
   auto bytes = convert_host(exec::array_to_host(*host), host->type.dtype(), dtype);
   types::ArrayType t(dtype, host->type.shape());
-  return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+  return exec::array_from_host(bytes.data(), t, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
 }
 
 exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype, const std::optional<types::NamedSharding>& sharding,
@@ -220,7 +220,7 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
     auto t = types::ArrayType::from_sharding(to, host->type.shape(), *sharding, {}, weak);
     return exec::array_from_host(bytes.data(), t, *sharding, false);
   }
-  auto mesh = exec::single_device_mesh(0);
+  auto mesh = exec::single_device_mesh();
   types::ArrayType t(to, host->type.shape(), {}, {}, {}, weak);
   return exec::array_from_host(bytes.data(), t, types::NamedSharding(mesh, types::PartitionSpec()), true);
 }

@@ -9,6 +9,7 @@
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "interp/builtins/support.hpp"
+#include "runtime/process_layout.hpp"
 
 namespace shard::api {
 
@@ -84,10 +85,17 @@ void init_device_class() {
   bi::def_property(c, "id", [](Interp& I, CallArgs& a) { return interp::make_int(self_device(I, a).id); });
   bi::def_property(c, "platform", [](Interp&, CallArgs&) { return interp::make_str("cpu"); });
   bi::def_property(c, "device_kind", [](Interp&, CallArgs&) { return interp::make_str("cpu"); });
-  bi::def_property(c, "process_index", [](Interp&, CallArgs&) { return interp::make_int(0); });
-  bi::def_property(c, "host_id", [](Interp&, CallArgs&) { return interp::make_int(0); });
-  bi::def_property(c, "task_id", [](Interp&, CallArgs&) { return interp::make_int(0); });
-  bi::def_property(c, "local_hardware_id", [](Interp& I, CallArgs& a) { return interp::make_int(self_device(I, a).id); });
+  // Process p of P owns devices p*D .. p*D+D-1 (runtime/process_layout.hpp).
+  auto process_of = [](Interp& I, CallArgs& a) {
+    return interp::make_int(runtime::process_layout().process_of(self_device(I, a).id));
+  };
+  bi::def_property(c, "process_index", process_of);
+  bi::def_property(c, "host_id", process_of);
+  bi::def_property(c, "task_id", process_of);
+  bi::def_property(c, "local_hardware_id", [](Interp& I, CallArgs& a) {
+    const int id = self_device(I, a).id;
+    return interp::make_int(id - runtime::process_layout().process_of(id) * runtime::process_layout().local_device_count);
+  });
   bi::def_property(c, "client", [](Interp&, CallArgs&) { return interp::none(); });
 }
 

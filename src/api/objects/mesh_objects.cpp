@@ -229,7 +229,7 @@ Value device_ids_array(const types::Mesh& m) {
   std::vector<int64_t> ids(m.device_ids().begin(), m.device_ids().end());
   types::Shape shape = m.axis_sizes();
   types::ArrayType t(types::DType::I64, shape);
-  auto arr = exec::array_from_host(ids.data(), t, types::NamedSharding(exec::single_device_mesh(0), types::PartitionSpec()), true);
+  auto arr = exec::array_from_host(ids.data(), t, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true);
   return wrap(arr, true);
 }
 
@@ -335,8 +335,12 @@ void init_mesh_class() {
     return make_object_array(m.axis_sizes(), std::move(items));
   });
   bi::def_property(c, "device_ids", [](Interp& I, CallArgs& a) { return device_ids_array(self_mesh(I, a)); });
-  auto device_list_of = [](Interp& I, CallArgs& a) { return device_list(self_mesh(I, a).device_ids()); };
-  bi::def_property(c, "local_devices", device_list_of);
+  bi::def_property(c, "local_devices", [](Interp& I, CallArgs& a) {
+    std::vector<int> local;
+    for (int id : self_mesh(I, a).device_ids())
+      if (is_local_device(id)) local.push_back(id);
+    return device_list(local);
+  });
   bi::def_property(c, "_flat_devices_tuple", [](Interp& I, CallArgs& a) {
     std::vector<Value> xs;
     for (int id : self_mesh(I, a).device_ids()) xs.push_back(device_value(id));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "api/device_count.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "api/objects/value_methods.hpp"
@@ -268,7 +269,7 @@ Value index_tuple(const types::ShardIndex& idx, const std::vector<int64_t>& part
 
 namespace {
 
-Value devices_indices_map(Interp& I, const ShardingObj& s, const std::vector<int64_t>& shape) {
+Value devices_indices_map(Interp& I, const ShardingObj& s, const std::vector<int64_t>& shape, bool addressable_only = false) {
   auto d = interp::make_dict();
   if (!s.named) {
     std::vector<int64_t> parts(shape.size(), 1);
@@ -278,7 +279,8 @@ Value devices_indices_map(Interp& I, const ShardingObj& s, const std::vector<int
     return d;
   }
   auto parts = s.named->dim_partitions(shape.size());
-  for (auto& [dev, idx] : s.named->device_indices(shape)) d->set(I, device_value(dev), index_tuple(idx, parts));
+  for (auto& [dev, idx] : s.named->device_indices(shape))
+    if (!addressable_only || is_local_device(dev)) d->set(I, device_value(dev), index_tuple(idx, parts));
   return d;
 }
 
@@ -323,7 +325,12 @@ void init_named_sharding_classes() {
   // Shared by both classes.
   for (const auto& k : {c, sd}) {
     bi::def_property(k, "device_set", [](Interp& I, CallArgs& a) { return device_set(I, sharding_devices(self_sharding(I, a))); });
-    bi::def_property(k, "addressable_devices", [](Interp& I, CallArgs& a) { return device_set(I, sharding_devices(self_sharding(I, a))); });
+    bi::def_property(k, "addressable_devices", [](Interp& I, CallArgs& a) {
+      std::vector<int> local;
+      for (int id : sharding_devices(self_sharding(I, a)))
+        if (is_local_device(id)) local.push_back(id);
+      return device_set(I, local);
+    });
     bi::def_property(k, "_device_assignment", [](Interp& I, CallArgs& a) {
       std::vector<Value> xs;
       for (int id : sharding_devices(self_sharding(I, a))) xs.push_back(device_value(id));
@@ -338,7 +345,11 @@ void init_named_sharding_classes() {
       auto& s = self_sharding(I, a);
       return interp::make_bool(!s.named || s.named->is_fully_replicated());
     });
-    bi::def_property(k, "is_fully_addressable", [](Interp&, CallArgs&) { return interp::make_bool(true); });
+    bi::def_property(k, "is_fully_addressable", [](Interp& I, CallArgs& a) {
+      for (int id : sharding_devices(self_sharding(I, a)))
+        if (!is_local_device(id)) return interp::make_bool(false);
+      return interp::make_bool(true);
+    });
     bi::def(k, "shard_shape", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "shard_shape", {"$self", "global_shape"});
       auto shape = shape_arg(I, p.get("global_shape"));
@@ -354,7 +365,7 @@ void init_named_sharding_classes() {
     bi::def(k, "addressable_devices_indices_map", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "addressable_devices_indices_map", {"$self", "global_shape"});
       auto shape = shape_arg(I, p.get("global_shape"));
-      return guarded(I, [&] { return devices_indices_map(I, self_sharding(I, a), shape); });
+      return guarded(I, [&] { return devices_indices_map(I, self_sharding(I, a), shape, true); });
     });
   }
 }
