@@ -42,9 +42,9 @@ namespace {
 
 bool is_leader(CollectiveGroup& g, int rank) { return g.local_index(rank) == 0; }
 
-mpi::ProcessComm& comm(CollectiveGroup& g) {
+mpi::ProcessComm& comm(CollectiveGroup& g, const std::string& what) {
   auto& st = g.cross_process();
-  if (!st.comm) st.comm = mpi::ProcessComm::for_group(g.devices(), g.processes());
+  if (!st.comm) st.comm = mpi::ProcessComm::for_group(g.devices(), g.processes(), what);
   return *st.comm;
 }
 
@@ -83,7 +83,7 @@ const std::byte* mirror_inputs(CollectiveGroup& g, int rank, const std::string& 
     if (bytes_each) std::memcpy(peers[0]->scratch + slot_offset(g, rank, bytes_each), in, bytes_each);
   });
   leader_round(g, rank, what, mine, [&](const Peers& peers) {
-    auto& c = comm(g);
+    auto& c = comm(g, what);
     c.agree(what, g.timeout());
     c.allgather(nullptr, peers[0]->scratch, slot_bytes, what, g.timeout());
   });
@@ -114,7 +114,7 @@ BufferRef all_reduce_shared(CollectiveGroup& g, int rank, ReduceKind kind, DType
   }
   // 2. Between processes, in place in the result.
   leader_round(g, rank, what, mine, [&](const Peers& peers) {
-    auto& c = comm(g);
+    auto& c = comm(g, what);
     c.agree(what, g.timeout());
     c.allreduce(kind, dtype, local > 1 ? peers[0]->out : peers[0]->in, peers[0]->out, n, what, g.timeout());
   });
@@ -185,7 +185,7 @@ void reduce_scatter(CollectiveGroup& g, int rank, ReduceKind kind, DType dtype, 
   });
   // 2. Between processes.
   leader_round(g, rank, what, mine, [&](const Peers& peers) {
-    auto& c = comm(g);
+    auto& c = comm(g, what);
     c.agree(what, g.timeout());
     c.reduce_scatter(kind, dtype, peers[0]->out, peers[0]->scratch,
                      std::vector<size_t>(g.processes().size(), lmax * block), what, g.timeout());
@@ -218,7 +218,7 @@ void permute(CollectiveGroup& g, int rank, DType dtype, const std::vector<int>& 
       if (dst_here && !src_here)
         receives.push_back({g.process_slot(src), peers[0]->scratch + g.local_index(dst) * bytes, bytes});
     }
-    auto& c = comm(g);
+    auto& c = comm(g, what);
     c.agree(what, g.timeout());
     c.exchange(sends, receives, what, g.timeout());
   });

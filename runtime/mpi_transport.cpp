@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "runtime/collective_kernels.hpp"
+#include "runtime/collectives.hpp"
 #include "runtime/rendezvous.hpp"
 
 namespace shard::runtime::mpi {
@@ -30,7 +31,8 @@ using Clock = std::chrono::steady_clock;
 
 std::atomic<bool> g_initialized{false};
 int g_rank = 0, g_size = 1;
-MPI_Comm g_control = MPI_COMM_NULL;  // a duplicate of the world: end-of-program announcements
+MPI_Comm g_control = MPI_COMM_NULL;    // a duplicate of the world: end-of-program announcements
+MPI_Comm g_handshake = MPI_COMM_NULL;  // another: "ready to create this group's communicator"
 constexpr int kTagFinished = 1, kTagFailed = 2;
 constexpr int kTagData = 7;
 
@@ -257,6 +259,7 @@ std::pair<int, int> initialize() {
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
   MPI_Comm_dup(MPI_COMM_WORLD, &g_control);
+  MPI_Comm_dup(MPI_COMM_WORLD, &g_handshake);
   {
     auto& p = peer_ends();
     std::lock_guard<std::mutex> lock(p.mu);
@@ -310,7 +313,7 @@ ProcessComm::ProcessComm(std::vector<int> processes) : processes_(std::move(proc
 ProcessComm::~ProcessComm() = default;  // communicators live until MPI_Finalize
 
 std::shared_ptr<ProcessComm> ProcessComm::for_group(const std::vector<int>& group_devices,
-                                                    const std::vector<int>& processes) {
+                                                    const std::vector<int>& processes, const std::string& what) {
   if (!g_initialized) throw CollectiveError("internal error: a collective spans processes but MPI is not running");
   static std::mutex mu;
   static std::map<std::vector<int>, std::shared_ptr<ProcessComm>> cache;
@@ -325,6 +328,23 @@ std::shared_ptr<ProcessComm> ProcessComm::for_group(const std::vector<int>& grou
   for (int d : group_devices) h = (h ^ static_cast<uint32_t>(d)) * 16777619u;
   const int tag = static_cast<int>(h % 30000u) + 100;
   std::shared_ptr<ProcessComm> pc(new ProcessComm(processes));
+  // Creating the communicator blocks until every process of the group takes part, with no
+  // deadline; a handshake first (which has one, and watches the control channel) makes sure
+  // they all are there, so a process that diverged or failed is reported instead of hanging.
+  {
+    std::vector<int> hello(processes.size(), 0);
+    std::vector<MPI_Request> reqs;
+    std::vector<int> peers;
+    for (size_t i = 0; i < processes.size(); ++i) {
+      if (processes[i] == g_rank) continue;
+      reqs.emplace_back();
+      MPI_Irecv(&hello[i], 1, MPI_INT, processes[i], tag, g_handshake, &reqs.back());
+      reqs.emplace_back();
+      MPI_Isend(&tag, 1, MPI_INT, processes[i], tag, g_handshake, &reqs.back());
+      peers.push_back(processes[i]);
+    }
+    wait_all(reqs, what, peers, collective_timeout());
+  }
   MPI_Group world, sub;
   MPI_Comm_group(MPI_COMM_WORLD, &world);
   MPI_Group_incl(world, static_cast<int>(processes.size()), processes.data(), &sub);
@@ -342,7 +362,7 @@ ProcessComm& world() {
   if (!w) {
     std::vector<int> all(static_cast<size_t>(g_size));
     for (int q = 0; q < g_size; ++q) all[static_cast<size_t>(q)] = q;
-    w = ProcessComm::for_group({-1}, all);  // no device group is named by a negative id
+    w = ProcessComm::for_group({-1}, all, "the first operation between all processes");  // no device group has id -1
   }
   return *w;
 }

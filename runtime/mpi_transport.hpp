@@ -56,10 +56,11 @@ void announce_failure(const std::string& why);
 // Operations are issued by one thread per process at a time and wait with a deadline.
 class ProcessComm {
  public:
-  // `processes`: ascending, distinct, including this one. `group_key` names the device group
-  // (the same list in every process): one communicator per key.
+  // `processes`: ascending, distinct, including this one. `group_devices` names the device
+  // group (the same list in every process): one communicator per group. `what`: the collective
+  // that needs it, for errors.
   static std::shared_ptr<ProcessComm> for_group(const std::vector<int>& group_devices,
-                                                const std::vector<int>& processes);
+                                                const std::vector<int>& processes, const std::string& what);
   ~ProcessComm();
   ProcessComm(const ProcessComm&) = delete;
   ProcessComm& operator=(const ProcessComm&) = delete;

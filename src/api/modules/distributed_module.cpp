@@ -47,9 +47,10 @@ Value distributed_initialize(Interp& I, CallArgs& a) {
                        "initialization_timeout=", "coordinator_bind_address=", "*", "service_heartbeat_interval_seconds=",
                        "service_max_missing_heartbeats=", "client_heartbeat_interval_seconds=", "client_max_missing_heartbeats=",
                        "spec_detection_method=", "heartbeat_timeout_seconds=", "shutdown_timeout_seconds="});
+  static bool called = false;  // initialize starts the devices, so a second call is told apart first
+  if (called) I.raise("RuntimeError", "distributed.initialize should only be called once.");
   if (runtime::global_runtime_started())
     I.raise("RuntimeError", "jax.distributed.initialize() must be called before any JAX computations are executed.");
-  if (runtime::mpi::initialized()) I.raise("RuntimeError", "distributed.initialize should only be called once.");
   const auto env = runtime::mpi::launch_environment();
   std::optional<int64_t> num_processes, process_id;
   if (!is_none(p.get("num_processes"))) num_processes = bi::index_of(I, p.get("num_processes"), "num_processes");
@@ -78,6 +79,7 @@ Value distributed_initialize(Interp& I, CallArgs& a) {
     if (list.empty()) I.raise("ValueError", "local_device_ids must name at least one device");
     if (!device_count_forced()) set_config_device_count(static_cast<int>(list.size()));
   }
+  called = true;
   if (*num_processes > 1) {
     guarded(I, [&] {
       auto [size, rank] = runtime::mpi::initialize();

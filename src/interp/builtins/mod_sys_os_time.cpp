@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <csignal>
+#include <cstring>
 #include <thread>
 
 #include "interp/builtins/dict_common.hpp"
@@ -259,6 +261,16 @@ void fill_os(Interp& I, ModuleObj& m) {
     return make_str(fs::current_path(ec).string());
   });
   add("getpid", [](Interp&, CallArgs&) { return make_int(int64_t(::getpid())); });
+  add("_exit", [](Interp& I, CallArgs& a) -> Value {  // no cleanup, no flushing: CPython's os._exit
+    func_nargs(I, a, "_exit", 1, 1);
+    std::_Exit(static_cast<int>(index_of(I, a.args[0], "_exit")));
+  });
+  add("kill", [](Interp& I, CallArgs& a) {
+    func_nargs(I, a, "kill", 2, 2);
+    if (::kill(static_cast<pid_t>(index_of(I, a.args[0], "kill")), static_cast<int>(index_of(I, a.args[1], "kill"))) != 0)
+      I.raise("OSError", std::string("[Errno ") + std::to_string(errno) + "] " + std::strerror(errno));
+    return none();
+  });
   add("cpu_count", [](Interp&, CallArgs&) { return make_int(int64_t(std::thread::hardware_concurrency())); });
   add("listdir", [](Interp& I, CallArgs& a) {
     func_nargs(I, a, "listdir", 0, 1);
