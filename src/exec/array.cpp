@@ -97,6 +97,14 @@ std::vector<uint8_t> array_to_host(const Array& a) {
 
 namespace shard::exec {
 
+std::vector<uint8_t> constant_bytes(const Array& a) {
+  if (!a.is_fully_addressable())
+    throw types::ShardingError("RuntimeError",
+                               "Closing over jax.Array that spans non-addressable (non process local) devices is not allowed. "
+                               "Got jax.Array: " + a.type.str_short() + " (pass it to the function as an argument instead)");
+  return array_to_host(a);
+}
+
 Region local_region(const NamedSharding& sharding, const types::Shape& shape) {
   Region r{std::vector<int64_t>(shape.size(), INT64_MAX), types::Shape(shape.size(), 0)};
   std::vector<int64_t> end(shape.size(), 0);

@@ -45,6 +45,9 @@ types::Mesh single_device_mesh(int device = -1);
 // of each block.
 ArrayRef array_from_host(const void* data, const ArrayType& type, const NamedSharding& sharding, bool single_device);
 std::vector<uint8_t> array_to_host(const Array& a);
+// The bytes of a concrete array a trace captures as a constant. With several processes that
+// needs the whole array here: JAX's error otherwise.
+std::vector<uint8_t> constant_bytes(const Array& a);
 
 // With several processes: the box of the global array the blocks of this process's devices
 // cover (start and size per dimension). Throws ShardingError(ValueError) when they do not form

@@ -3,6 +3,8 @@
 // into Chrome-trace JSON ("traceEvents": "X" slices, one thread track per device) at exit.
 #include "exec/timeline.hpp"
 
+#include "runtime/process_layout.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -100,24 +102,37 @@ void timeline_write() {
     json += e;
     first = false;
   };
-  event(R"({"name": "process_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "shard"}})");
+  // With several processes each writes its own file (trace.json -> trace.p1.json), its pid the
+  // process index, its tracks its devices' global ids: a viewer opening them together lines
+  // the processes up.
+  const auto& layout = runtime::process_layout();
+  const int pid = layout.process_index;
+  std::string path = out_path;
+  if (layout.process_count > 1) {
+    const auto dot = path.rfind('.');
+    const auto slash = path.rfind('/');
+    const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+    path = has_ext ? fmt::format("{}.p{}{}", path.substr(0, dot), pid, path.substr(dot)) : fmt::format("{}.p{}", path, pid);
+  }
+  event(fmt::format(R"({{"name": "process_name", "ph": "M", "pid": {}, "tid": 0, "args": {{"name": "{}"}}}})", pid,
+                    layout.process_count > 1 ? fmt::format("shard process {}", pid) : std::string("shard")));
   for (int d : devices) {
-    event(fmt::format(R"({{"name": "thread_name", "ph": "M", "pid": 0, "tid": {0}, "args": {{"name": "device {0}"}}}})", d));
-    event(fmt::format(R"({{"name": "thread_sort_index", "ph": "M", "pid": 0, "tid": {0}, "args": {{"sort_index": {0}}}}})", d));
+    event(fmt::format(R"({{"name": "thread_name", "ph": "M", "pid": {1}, "tid": {0}, "args": {{"name": "device {0}"}}}})", d, pid));
+    event(fmt::format(R"({{"name": "thread_sort_index", "ph": "M", "pid": {1}, "tid": {0}, "args": {{"sort_index": {0}}}}})", d, pid));
   }
   for (auto& b : buffers())
     for (const Slice& s : b->slices)
-      event(fmt::format(R"({{"name": "{}", "cat": "step", "ph": "X", "pid": 0, "tid": {}, "ts": {:.3f}, "dur": {:.3f}}})",
-                        json_escape(s.name), b->device, static_cast<double>(s.t0 - start_ns) / 1e3,
+      event(fmt::format(R"({{"name": "{}", "cat": "step", "ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}}})",
+                        json_escape(s.name), pid, b->device, static_cast<double>(s.t0 - start_ns) / 1e3,
                         static_cast<double>(s.t1 - s.t0) / 1e3));
   json += "\n]}\n";
-  std::FILE* f = std::fopen(out_path.c_str(), "wb");
+  std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size()) {
-    std::cerr << "shard: cannot write trace file '" << out_path << "'\n";
+    std::cerr << "shard: cannot write trace file '" << path << "'\n";
     if (f) std::fclose(f);
     return;
   }
-  if (std::fclose(f) != 0) std::cerr << "shard: cannot write trace file '" << out_path << "'\n";
+  if (std::fclose(f) != 0) std::cerr << "shard: cannot write trace file '" << path << "'\n";
 }
 
 }  // namespace shard::exec

@@ -1,5 +1,9 @@
 #include "spmd/local_builder.hpp"
 
+#include <algorithm>
+
+#include "runtime/process_layout.hpp"
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -65,7 +69,20 @@ ir::ValueId LocalBuilder::scalar_i32(int64_t v) {
 }
 
 void LocalBuilder::record(const std::string& kind, const Entry& axes, int64_t bytes, const std::string& why) {
-  ledger_.push_back(CollectiveRecord{kind, axes, bytes, why, loc_});
+  // A device receives from the n-1 others of its group; those in other processes send theirs
+  // over MPI.
+  int64_t between = 0;
+  const auto& layout = runtime::process_layout();
+  if (layout.process_count > 1)
+    for (const auto& group : mesh_.collective_groups(axes)) {
+      const int64_t n = static_cast<int64_t>(group.size());
+      for (int d : group) {
+        int64_t remote = 0;
+        for (int e : group) remote += layout.process_of(e) != layout.process_of(d);
+        if (n > 1) between = std::max(between, bytes * remote / (n - 1));
+      }
+    }
+  ledger_.push_back(CollectiveRecord{kind, axes, bytes, between, why, loc_});
 }
 
 ir::ValueId LocalBuilder::collective(ir::Attrs attrs, ir::ValueId v, DType dt, const std::string& why) {

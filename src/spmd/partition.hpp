@@ -22,6 +22,9 @@ struct CollectiveRecord {
   std::string kind;                // the collective's ledger name (ir::collective_kind_name)
   std::vector<std::string> axes;   // mesh axes it runs over
   int64_t bytes_per_device = 0;    // bytes each device receives
+  // Of those, the bytes that come from devices of other processes (multi-process runs: over
+  // MPI instead of shared memory); the largest share over the collective's groups.
+  int64_t bytes_between_processes = 0;
   std::string reason;              // e.g. "reduce_sum over a dim sharded on 'dp'"
   ast::Loc loc;                    // the user's line that caused it
 };

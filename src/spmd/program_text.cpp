@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ast/source.hpp"
+#include "runtime/process_layout.hpp"
 
 namespace shard::spmd {
 
@@ -13,9 +14,13 @@ std::string collective_source(const ast::Loc& loc) {
 
 std::string ledger_text(const std::vector<CollectiveRecord>& ledger) {
   std::string out = fmt::format("# collectives per device: {}\n", ledger.size());
-  for (const auto& r : ledger)
-    out += fmt::format("#   {} over {}: {} bytes; {} ({})\n", r.kind, fmt::join(r.axes, ","), r.bytes_per_device, r.reason,
-                       collective_source(r.loc));
+  for (const auto& r : ledger) {
+    // Multi-process runs also say how much of it crosses processes.
+    const std::string between =
+        runtime::process_layout().process_count > 1 ? fmt::format(" ({} between processes)", r.bytes_between_processes) : "";
+    out += fmt::format("#   {} over {}: {} bytes{}; {} ({})\n", r.kind, fmt::join(r.axes, ","), r.bytes_per_device, between,
+                       r.reason, collective_source(r.loc));
+  }
   return out;
 }
 

@@ -43,6 +43,17 @@ for script in "$here"/*.shard "$root"/examples/multiprocess_*.shard; do
   done
 done
 
+# --trace writes one timeline per process (trace.p0.json, trace.p1.json), each with its pid and
+# its own devices' tracks.
+(cd "$work" && timeout 120 mpirun --oversubscribe -np 2 "$shard" --devices 4 --trace "$work/trace.json" \
+  "$here/collectives.shard" </dev/null >"$work/trace.out" 2>&1)
+if [ $? = 0 ] && grep -q '"pid": 1, "tid": 4' "$work/trace.p1.json" && grep -q '"pid": 0, "tid": 3' "$work/trace.p0.json" \
+   && ! grep -q '"tid": 4' "$work/trace.p0.json"; then
+  pass=$((pass+1)); echo "ok --trace: one file per process"
+else
+  fail=$((fail+1)); echo "FAIL --trace: expected trace.p0.json and trace.p1.json with each process's devices"; head -20 "$work/trace.out"
+fi
+
 # Fault tests: `# expect: TEXT` lines must all appear in the job's stderr, the job must fail,
 # and it must end within `# within: SECONDS`.
 for script in "$here"/faults/*.shard; do

@@ -259,7 +259,7 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
       for (auto& v : operands) {
         if (auto* t = as_tracer(v)) ids.push_back(active->lift(*t->trace, t->id));  // outer values enter as captures
         else if (auto* a = as_array(v)) {
-          auto bytes = exec::array_to_host(*a->array);
+          auto bytes = exec::constant_bytes(*a->array);
           DType dt = trace::canonicalize_device(a->array->type.dtype());
           auto conv = convert_host(bytes, a->array->type.dtype(), dt);
           // A concrete array on the trace's mesh keeps its sharding in the constant's type.

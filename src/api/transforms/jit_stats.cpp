@@ -86,6 +86,7 @@ Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledP
       rd->set(I, interp::make_str("kind"), interp::make_str(r.kind));
       rd->set(I, interp::make_str("axes"), interp::make_tuple(std::move(axes)));
       rd->set(I, interp::make_str("bytes_per_device"), interp::make_int(r.bytes_per_device));
+      rd->set(I, interp::make_str("bytes_between_processes"), interp::make_int(r.bytes_between_processes));
       rd->set(I, interp::make_str("reason"), interp::make_str(r.reason));
       rd->set(I, interp::make_str("source"), interp::make_str(spmd::collective_source(r.loc)));
       records.push_back(rd);

@@ -88,7 +88,7 @@ ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
   return guarded(I, [&]() -> ir::ValueId {
     if (auto* a = as_array(v)) {
       exec::ArrayRef arr = a->host ? to_device(a->array, std::nullopt, std::nullopt) : a->array;
-      auto bytes = exec::array_to_host(*arr);
+      auto bytes = exec::constant_bytes(*arr);
       // A concrete array made inside the function (an eager creation op) keeps its sharding
       // in the type when it lives on the trace's mesh.
       sharding::OptOutSharding sh;
