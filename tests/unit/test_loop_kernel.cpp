@@ -1,0 +1,259 @@
+// Compiled control flow: LoopKernels built by hand (codegen), and per-device programs whose
+// while / scan / cond become one compiled step (exec), with the collectives' exception.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "codegen/loop_kernel.hpp"
+#include "exec/array.hpp"
+#include "exec/lower_control_kernel.hpp"
+#include "exec/program.hpp"
+#include "jit/kernel_jit.hpp"
+#include "test_program_util.hpp"
+
+using namespace shard;
+using namespace shard::codegen;
+using ir::OpKind;
+using types::DType;
+
+namespace {
+
+jit::KernelJit& test_jit() {
+  static jit::KernelJit jit;
+  return jit;
+}
+
+// out = in * a + b on a scalar or array of `shape`, as an elementwise kernel.
+ElementwiseKernel affine(DType t, std::vector<int64_t> shape, double a, double b) {
+  ElementwiseKernel k;
+  k.shape = shape;
+  k.inputs = {{t, std::vector<int64_t>(shape.size(), 1), 0}};
+  k.nodes = {{EwOp::Input, t, {}, 0}, {EwOp::Const, t, {}, -1, a}, {EwOp::Mul, t, {0, 1}},
+             {EwOp::Const, t, {}, -1, b}, {EwOp::Add, t, {2, 3}}};
+  k.outputs = {4};
+  return k;
+}
+
+LoopStmt ew(ElementwiseKernel k, std::vector<int> in, int out) {
+  LoopStmt s;
+  s.kind = LoopStmt::Kind::Elementwise;
+  s.ew = std::move(k);
+  s.in = std::move(in);
+  s.out = {out};
+  return s;
+}
+
+LoopCarry carry(LoopKernel& k, int init, int64_t bytes) {
+  LoopCarry c;
+  c.cur = k.add_var({LoopVar::Kind::Bound});
+  c.spare = k.add_var({LoopVar::Kind::Bound});
+  c.a = k.add_var({LoopVar::Kind::Local, -1, bytes});
+  c.b = k.add_var({LoopVar::Kind::Local, -1, bytes});
+  c.init = init;
+  c.bytes = bytes;
+  return c;
+}
+
+LoopStmt copy(int dst, int src, int64_t bytes) {
+  LoopStmt s;
+  s.kind = LoopStmt::Kind::Copy;
+  s.in = {src};
+  s.out = {dst};
+  s.bytes = bytes;
+  return s;
+}
+
+ir::ArrayType T(DType d, types::Shape s) { return ir::ArrayType(d, std::move(s)); }
+
+}  // namespace
+
+TEST_CASE("a scalar scan carry stays in registers and matches the C loop bit for bit", "[loop_kernel]") {
+  // c = c * 0.999 + 1, 1000 times, from the input; out = c.
+  LoopKernel k;
+  k.num_inputs = k.num_outputs = 1;
+  const int in = k.add_var({LoopVar::Kind::Input, 0});
+  const int out = k.add_var({LoopVar::Kind::Output, 0, 4});
+  LoopStmt scan;
+  scan.kind = LoopStmt::Kind::Scan;
+  scan.length = 1000;
+  scan.carries = {carry(k, in, 4)};
+  scan.blocks = {{ew(affine(DType::F32, {}, 0.999, 1), {scan.carries[0].cur}, scan.carries[0].spare)}};
+  const int cur = scan.carries[0].cur;
+  k.body = {scan, copy(out, cur, 4)};
+  CHECK(k.scratch_bytes() == 0);  // 4-byte buffers live on the stack
+
+  auto fn = compile_loop_kernel(test_jit(), k);
+  float x = 3, result = 0;
+  const void* ins[] = {&x};
+  void* outs[] = {&result};
+  fn(ins, outs, nullptr);
+  float ref = 3;
+  for (int i = 0; i < 1000; ++i) ref = ref * 0.999f + 1.0f;
+  CHECK(result == ref);
+}
+
+TEST_CASE("a while loop over a large carry swaps its buffers; zero trips return the input", "[loop_kernel]") {
+  // (i, x[256]) -> (i + 1, x * 2 + 1) while i < limit (an input). x lives in scratch.
+  LoopKernel k;
+  k.num_inputs = 3;
+  k.num_outputs = 1;
+  const int i0 = k.add_var({LoopVar::Kind::Input, 0});
+  const int x0 = k.add_var({LoopVar::Kind::Input, 1});
+  const int limit = k.add_var({LoopVar::Kind::Input, 2});
+  const int out = k.add_var({LoopVar::Kind::Output, 0, 1024});
+  LoopStmt w;
+  w.kind = LoopStmt::Kind::While;
+  w.carries = {carry(k, i0, 4), carry(k, x0, 1024)};
+  const int go = k.add_var({LoopVar::Kind::Local, -1, 1});
+  ElementwiseKernel less;
+  less.inputs = {{DType::I32, {}, 0}, {DType::I32, {}, 0}};
+  less.nodes = {{EwOp::Input, DType::I32, {}, 0}, {EwOp::Input, DType::I32, {}, 1}, {EwOp::Lt, DType::Bool, {0, 1}}};
+  less.outputs = {2};
+  w.cond = go;
+  w.blocks = {{ew(less, {w.carries[0].cur, limit}, go)},
+              {ew(affine(DType::I32, {}, 1, 1), {w.carries[0].cur}, w.carries[0].spare),
+               ew(affine(DType::F32, {256}, 2, 1), {w.carries[1].cur}, w.carries[1].spare)}};
+  const int x_final = w.carries[1].cur;
+  k.body = {w, copy(out, x_final, 1024)};
+  CHECK(k.scratch_bytes() == 2048);
+
+  auto fn = compile_loop_kernel(test_jit(), k);
+  std::vector<float> x(256), result(256);
+  std::iota(x.begin(), x.end(), 0.0f);
+  std::vector<uint8_t> scratch(static_cast<size_t>(k.scratch_bytes()) + 64);
+  void* aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+  for (int32_t trips : {0, 1, 5}) {
+    int32_t start = 0;
+    const void* ins[] = {&start, x.data(), &trips};
+    void* outs[] = {result.data()};
+    fn(ins, outs, aligned);
+    for (int j = 0; j < 256; ++j) {
+      float ref = x[j];
+      for (int t = 0; t < trips; ++t) ref = ref * 2 + 1;
+      REQUIRE(result[j] == ref);
+    }
+  }
+}
+
+TEST_CASE("cond clamps its index into the branches", "[loop_kernel]") {
+  LoopKernel k;
+  k.num_inputs = 2;
+  k.num_outputs = 1;
+  const int index = k.add_var({LoopVar::Kind::Input, 0});
+  const int x = k.add_var({LoopVar::Kind::Input, 1});
+  const int out = k.add_var({LoopVar::Kind::Output, 0, 4});
+  LoopStmt c;
+  c.kind = LoopStmt::Kind::Cond;
+  c.cond = index;
+  c.blocks = {{ew(affine(DType::F32, {}, 1, 10), {x}, out)}, {ew(affine(DType::F32, {}, 1, 20), {x}, out)},
+              {ew(affine(DType::F32, {}, -1, 0), {x}, out)}};
+  k.body = {c};
+  auto fn = compile_loop_kernel(test_jit(), k);
+  auto run = [&](int32_t i) {
+    float v = 1, r = 0;
+    const void* ins[] = {&i, &v};
+    void* outs[] = {&r};
+    fn(ins, outs, nullptr);
+    return r;
+  };
+  CHECK(run(-3) == 11);
+  CHECK(run(0) == 11);
+  CHECK(run(1) == 21);
+  CHECK(run(2) == -1);
+  CHECK(run(7) == -1);
+}
+
+TEST_CASE("signatures tell kernels apart by statements and baked constants", "[loop_kernel]") {
+  auto make = [](uint8_t lit) {
+    LoopKernel k;
+    k.num_outputs = 1;
+    LoopVar l{LoopVar::Kind::Literal};
+    l.bytes = 1;
+    l.literal = std::string(1, static_cast<char>(lit));
+    const int v = k.add_var(l);
+    const int out = k.add_var({LoopVar::Kind::Output, 0, 1});
+    k.body = {copy(out, v, 1)};
+    return k;
+  };
+  CHECK(make(1).signature() == make(1).signature());
+  CHECK(make(1).signature() != make(2).signature());
+}
+
+namespace {
+
+// while (i < n) { i += 1; x = x * 0.5 + 1 } over x: f32[64], with an optional psum in the body.
+ir::Function while_program(bool with_psum) {
+  auto cond = std::make_shared<ir::Function>();
+  {
+    auto n = cond->new_value(T(DType::I32, {}));
+    auto i = cond->new_value(T(DType::I32, {}));
+    auto x = cond->new_value(T(DType::F32, {64}));
+    cond->params = {n, i, x};
+    cond->results = {testing::op1(*cond, OpKind::Elementwise, {i, n}, T(DType::Bool, {}), testing::ew(ir::EwOp::Lt))};
+  }
+  auto body = std::make_shared<ir::Function>();
+  {
+    auto one = body->new_value(T(DType::I32, {}));
+    auto half = body->new_value(T(DType::F32, {64}));
+    auto i = body->new_value(T(DType::I32, {}));
+    auto x = body->new_value(T(DType::F32, {64}));
+    body->params = {one, half, i, x};
+    auto i2 = testing::op1(*body, OpKind::Elementwise, {i, one}, T(DType::I32, {}), testing::ew(ir::EwOp::Add));
+    auto x2 = testing::op1(*body, OpKind::Elementwise, {x, half}, T(DType::F32, {64}), testing::ew(ir::EwOp::Mul));
+    auto x3 = testing::op1(*body, OpKind::Elementwise, {x2, half}, T(DType::F32, {64}), testing::ew(ir::EwOp::Add));
+    if (with_psum) {
+      ir::attr::AllReduce psum;
+      psum.axes = {"x"};
+      x3 = testing::op1(*body, OpKind::AllReduce, {x3}, T(DType::F32, {64}), psum);
+    }
+    body->results = {i2, x3};
+  }
+  ir::Function f;
+  auto n = f.new_value(T(DType::I32, {}));
+  auto one = f.new_value(T(DType::I32, {}));
+  auto half = f.new_value(T(DType::F32, {64}));
+  auto x = f.new_value(T(DType::F32, {64}));
+  auto i0 = f.new_value(T(DType::I32, {}));
+  f.params = {n, one, half, x, i0};
+  auto i_out = f.new_value(T(DType::I32, {}));
+  auto x_out = f.new_value(T(DType::F32, {64}));
+  f.ops.push_back(ir::Op{OpKind::While, {n, one, half, i0, x}, {i_out, x_out}, ir::attr::While{1, 2}, {}, {cond, body}});
+  f.results = {x_out};
+  return f;
+}
+
+template <class T>
+runtime::BufferRef buffer(const std::vector<T>& v) {
+  auto b = runtime::DeviceBuffer::allocate(0, v.size() * sizeof(T));
+  std::memcpy(b->data(), v.data(), v.size() * sizeof(T));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a while loop without collectives is one compiled step; with a psum it keeps the step loop", "[loop_kernel]") {
+  CHECK(exec::can_compile_control_flow(while_program(false).ops[0], while_program(false)));
+  CHECK_FALSE(exec::can_compile_control_flow(while_program(true).ops[0], while_program(true)));
+
+  const ir::Function f = while_program(false);
+  exec::Executable exe(f, exec::single_device_mesh(0));
+  REQUIRE(exe.steps().size() == 1);
+  CHECK(exe.steps()[0].name == "while");
+  CHECK_FALSE(exe.steps()[0].run_region);  // no host loop
+  exe.compile_kernels(exec::kernel_jit());
+
+  std::vector<float> x(64);
+  std::iota(x.begin(), x.end(), 0.0f);
+  auto out = exe.run({{buffer<int32_t>({7})}, {buffer<int32_t>({1})}, {buffer(std::vector<float>(64, 0.5f))}, {buffer(x)},
+                      {buffer<int32_t>({0})}});
+  std::vector<float> got(64);
+  std::memcpy(got.data(), out[0][0]->data(), 256);
+  for (size_t j = 0; j < 64; ++j) {
+    float ref = x[j];
+    for (int t = 0; t < 7; ++t) ref = ref * 0.5f + 0.5f;
+    CHECK(got[j] == ref);
+  }
+}
