@@ -52,7 +52,8 @@ void append_stmt(std::string& s, const LoopStmt& st) {
     }
     case LoopStmt::Kind::While: case LoopStmt::Kind::Scan: case LoopStmt::Kind::Cond: {
       s += fmt::format("c{}n{}{}", st.cond, st.length, st.reverse ? "r" : "");
-      for (auto& c : st.carries) s += fmt::format("|carry:{},{},{},{},{},{}", c.cur, c.spare, c.a, c.b, c.init, c.bytes);
+      for (auto& c : st.carries)
+        s += fmt::format("|carry:{},{},{},{},{},{}{}", c.cur, c.spare, c.a, c.b, c.init, c.bytes, c.in_place ? "i" : "");
       for (auto& x : st.xs) s += fmt::format("|x:{},{},{}", x.view, x.base, x.bytes);
       for (auto& y : st.ys) s += fmt::format("|y:{},{},{}", y.view, y.base, y.bytes);
       for (auto& b : st.blocks) append_block(s, b);
@@ -87,7 +88,8 @@ void validate(const LoopKernel& k) {
       for (int v : st.in) check_var(v);
       for (int v : st.out) check_var(v);
       for (auto& c : st.carries) {
-        for (int v : {c.cur, c.spare, c.a, c.b, c.init}) check_var(v);
+        for (int v : {c.cur, c.spare, c.a, c.init}) check_var(v);
+        if (!c.in_place) check_var(c.b);
       }
       for (auto& b : st.blocks) walk(b);
     }
@@ -219,7 +221,7 @@ class LoopEmitter {
       total *= st.shape[d];
       block *= st.sizes[d];
     }
-    if (update) copy(ptr(st.out[0]), ptr(st.in[0]), total);
+    if (update && ptr(st.out[0]) != ptr(st.in[0])) copy(ptr(st.out[0]), ptr(st.in[0]), total);
     if (block == 0) return;
     // Element offset of the block's first element in the whole array.
     llvm::Value* start = b_.getInt64(0);
@@ -255,7 +257,7 @@ class LoopEmitter {
     rows(0, start, b_.getInt64(0));
   }
 
-  bool swaps(const LoopCarry& c) const { return c.bytes > kStackBytes; }
+  bool swaps(const LoopCarry& c) const { return !c.in_place && c.bytes > kStackBytes; }
 
   // Loop entry: init copied into buffer a. Returns the pointer phis of swapped carries.
   std::vector<std::pair<llvm::PHINode*, llvm::PHINode*>> enter_carries(const LoopStmt& st, llvm::BasicBlock* pre) {
@@ -271,7 +273,7 @@ class LoopEmitter {
         phis.emplace_back(cur, spare);
       } else {
         ptr_[static_cast<size_t>(c.cur)] = ptr(c.a);
-        ptr_[static_cast<size_t>(c.spare)] = ptr(c.b);
+        ptr_[static_cast<size_t>(c.spare)] = ptr(c.in_place ? c.a : c.b);
         phis.emplace_back(nullptr, nullptr);
       }
     }
@@ -290,7 +292,7 @@ class LoopEmitter {
       if (phis[i].first) {
         phis[i].first->addIncoming(phis[i].second, latch);
         phis[i].second->addIncoming(phis[i].first, latch);
-      } else {
+      } else if (!c.in_place) {
         copy(ptr(c.a), ptr(c.b), c.bytes);
       }
     }

@@ -37,13 +37,16 @@ struct LoopVar {
 
 // A value threaded through the iterations of a While or Scan. The body reads `cur` and
 // leaves the next value in `spare`. Small carries copy spare back into cur (both stay in
-// registers); large ones swap the two pointers (no per-iteration copy). On entry `init` is
-// copied into buffer `a`; after the loop `cur` points at the final value.
+// registers); large ones swap the two pointers (no per-iteration copy). An `in_place` carry
+// has one buffer: cur and spare are both `a` (the body's only use of the carry is a
+// dynamic_update_slice producing the next value, which then writes just its block). On entry
+// `init` is copied into buffer `a`; after the loop `cur` points at the final value.
 struct LoopCarry {
   int cur = -1, spare = -1;  // Bound vars
-  int a = -1, b = -1;        // Local vars: the two buffers
+  int a = -1, b = -1;        // Local vars: the two buffers (b unused when in_place)
   int init = -1;
   int64_t bytes = 0;
+  bool in_place = false;
 };
 
 // A scanned operand or stacked result: Bound var `view` points at slice `i` of `base`.
@@ -59,6 +62,7 @@ struct LoopStmt {
     Copy,                // `bytes` from in[0] to out[0]
     DynamicSlice,        // out[0] = in[0][starts : starts + sizes]; starts: vars in[1..]
     DynamicUpdateSlice,  // out[0] = in[0] with in[1] written at starts; starts: vars in[2..]
+                         // (out[0] and in[0] may be the same buffer: then only the block moves)
     While,               // blocks[0]: cond (writes the bool var `cond`), blocks[1]: body
     Scan,                // blocks[0]: body, run `length` times (backwards when `reverse`)
     Cond,                // blocks[branch]: the branch chosen by the int32 var `cond` (clamped)

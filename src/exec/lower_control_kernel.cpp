@@ -276,15 +276,39 @@ class KernelBuilder {
     }
   }
 
-  codegen::LoopCarry carry(int init, int64_t bytes) {
+  codegen::LoopCarry carry(int init, int64_t bytes, bool in_place) {
     codegen::LoopCarry c;
     c.cur = bound();
     c.spare = bound();
     c.a = local(bytes);
-    c.b = local(bytes);
+    if (!in_place) c.b = local(bytes);
     c.init = init;
     c.bytes = bytes;
+    c.in_place = in_place;
     return c;
+  }
+
+  // The carries a body can update in place: the carry's param (body param `first + k`) is
+  // used once, as the operand of a dynamic_update_slice whose result is the body's k-th
+  // result, returned once. Nothing reads the old value after the update, so it may write
+  // just its block into the carry's buffer (a fori_loop filling a table row by row copies
+  // rows, not the table).
+  static std::vector<bool> updated_in_place(const ir::Function& body, size_t first, size_t ncarry) {
+    std::vector<bool> in_place(ncarry, false);
+    for (size_t k = 0; k < ncarry; ++k) {
+      const ValueId p = body.params[first + k];
+      auto uses = std::count(body.results.begin(), body.results.end(), p);
+      const ir::Op* user = nullptr;
+      for (const auto& op : body.ops) {
+        const auto n = std::count(op.operands.begin(), op.operands.end(), p);
+        if (n) user = &op;
+        uses += n;
+      }
+      if (uses != 1 || !user || user->kind != OpKind::DynamicUpdateSlice || user->operands[0] != p) continue;
+      const ValueId next = user->results[0];
+      in_place[k] = body.results[k] == next && std::count(body.results.begin(), body.results.end(), next) == 1;
+    }
+    return in_place;
   }
 
   // The vars of operands [from, to) of op.
@@ -300,8 +324,9 @@ class KernelBuilder {
     LoopStmt s;
     s.kind = LoopStmt::Kind::While;
     std::vector<int> cur, spare;
+    const auto in_place = updated_in_place(*op.regions[1], nbc, op.operands.size() - ncc - nbc);
     for (size_t i = ncc + nbc; i < op.operands.size(); ++i) {
-      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i]))));
+      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i])), in_place[i - ncc - nbc]));
       cur.push_back(s.carries.back().cur);
       spare.push_back(s.carries.back().spare);
     }
@@ -325,8 +350,9 @@ class KernelBuilder {
     s.reverse = scan.reverse;
     auto params = vars(env, op, 0, nconst);
     std::vector<int> dests;
+    const auto in_place = updated_in_place(*op.regions[0], nconst, ncarry);
     for (size_t i = nconst; i < nconst + ncarry; ++i) {
-      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i]))));
+      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i])), in_place[i - nconst]));
       params.push_back(s.carries.back().cur);
       dests.push_back(s.carries.back().spare);
     }

@@ -36,6 +36,14 @@ def scan_1k():
     return c
 print("scan_1k", best_of(5, scan_1k))
 
+src = np.arange(64000, dtype=f32).reshape(1000, 64)
+def fori_rows():
+    t = np.zeros((1000, 64), f32)
+    for i in range(1000):
+        t[i:i + 1, :] = src[999 - i:1000 - i, :] * f32(2.0)
+    return t
+print("fori_rows_1k", best_of(5, fori_rows))
+
 def cond_1k():
     c = f32(0)
     for i in range(1000):

@@ -46,12 +46,13 @@ LoopStmt ew(ElementwiseKernel k, std::vector<int> in, int out) {
   return s;
 }
 
-LoopCarry carry(LoopKernel& k, int init, int64_t bytes) {
+LoopCarry carry(LoopKernel& k, int init, int64_t bytes, bool in_place = false) {
   LoopCarry c;
   c.cur = k.add_var({LoopVar::Kind::Bound});
   c.spare = k.add_var({LoopVar::Kind::Bound});
   c.a = k.add_var({LoopVar::Kind::Local, -1, bytes});
-  c.b = k.add_var({LoopVar::Kind::Local, -1, bytes});
+  if (!in_place) c.b = k.add_var({LoopVar::Kind::Local, -1, bytes});
+  c.in_place = in_place;
   c.init = init;
   c.bytes = bytes;
   return c;
@@ -256,4 +257,47 @@ TEST_CASE("a while loop without collectives is one compiled step; with a psum it
     for (int t = 0; t < 7; ++t) ref = ref * 0.5f + 0.5f;
     CHECK(got[j] == ref);
   }
+}
+
+TEST_CASE("an in-place carry: a dynamic_update_slice writes only its block into the one buffer", "[loop_kernel]") {
+  // scan of 6 steps over a [6, 100] f32 table (in scratch), step i writing row i = xs[i]:
+  // rows come from the scanned xs, the start index from a carried counter.
+  LoopKernel k;
+  k.num_inputs = 3;
+  k.num_outputs = 1;
+  const int table0 = k.add_var({LoopVar::Kind::Input, 0});
+  const int xs = k.add_var({LoopVar::Kind::Input, 1});
+  const int i0 = k.add_var({LoopVar::Kind::Input, 2});
+  const int out = k.add_var({LoopVar::Kind::Output, 0, 2400});
+  const int zero = k.add_var({LoopVar::Kind::Literal, -1, 4, std::string(4, '\0')});
+  LoopStmt scan;
+  scan.kind = LoopStmt::Kind::Scan;
+  scan.length = 6;
+  scan.carries = {carry(k, table0, 2400, true), carry(k, i0, 4)};
+  const int row = k.add_var({LoopVar::Kind::Bound});
+  scan.xs = {{row, xs, 400}};
+  LoopStmt update;
+  update.kind = LoopStmt::Kind::DynamicUpdateSlice;
+  update.shape = {6, 100};
+  update.sizes = {1, 100};
+  update.elem_bytes = 4;
+  update.index_dtypes = {DType::I32, DType::I32};
+  update.in = {scan.carries[0].cur, row, scan.carries[1].cur, zero};
+  update.out = {scan.carries[0].spare};
+  scan.blocks = {{update, ew(affine(DType::I32, {}, 1, 1), {scan.carries[1].cur}, scan.carries[1].spare)}};
+  const int final_table = scan.carries[0].cur;
+  k.body = {scan, copy(out, final_table, 2400)};
+  CHECK(k.scratch_bytes() == 2432);  // one table buffer, not two
+
+  auto fn = compile_loop_kernel(test_jit(), k);
+  std::vector<float> table(600, -1.0f), rows(600), result(600);
+  std::iota(rows.begin(), rows.end(), 0.0f);
+  std::vector<uint8_t> scratch(static_cast<size_t>(k.scratch_bytes()) + 64);
+  void* aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+  int32_t start = 0;
+  const void* ins[] = {table.data(), rows.data(), &start};
+  void* outs[] = {result.data()};
+  fn(ins, outs, aligned);
+  CHECK(result == rows);
+  CHECK(table == std::vector<float>(600, -1.0f));  // the input is never written
 }
