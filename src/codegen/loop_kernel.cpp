@@ -6,6 +6,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "codegen/loop_storage.hpp"
 #include "codegen/scalar_ops.hpp"
 #include "jit/kernel_jit.hpp"
 #include "jit/llvm_headers.hpp"
@@ -13,15 +14,6 @@
 namespace shard::codegen {
 
 namespace {
-
-// Locals up to this size live on the stack, where LLVM keeps scalars in registers (an
-// alloca whose address does not escape is promoted); larger ones in the scratch arena.
-constexpr int64_t kStackBytes = 256;
-constexpr int64_t kScratchAlign = 64;
-
-bool on_stack(const LoopVar& v) { return v.kind == LoopVar::Kind::Local && v.bytes <= kStackBytes; }
-bool in_scratch(const LoopVar& v) { return v.kind == LoopVar::Kind::Local && v.bytes > kStackBytes; }
-int64_t align_up(int64_t n) { return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign; }
 
 const char* stmt_name(LoopStmt::Kind k) {
   switch (k) {
@@ -119,7 +111,7 @@ class LoopEmitter {
   void define_vars() {
     auto* ptr = b_.getPtrTy();
     ptr_.assign(k_.vars.size(), nullptr);
-    int64_t scratch_at = 0;
+    const LoopStorage storage = plan_loop_storage(k_);
     for (size_t i = 0; i < k_.vars.size(); ++i) {
       const LoopVar& v = k_.vars[i];
       switch (v.kind) {
@@ -134,9 +126,9 @@ class LoopEmitter {
             auto* a = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(std::max<int64_t>(v.bytes, 1))));
             a->setAlignment(llvm::Align(16));
             ptr_[i] = a;
-          } else {
-            ptr_[i] = b_.CreateConstGEP1_64(b_.getInt8Ty(), fn_->getArg(2), static_cast<uint64_t>(scratch_at));
-            scratch_at += align_up(v.bytes);
+          } else {  // (a var never referenced has no bytes: any pointer does)
+            const int64_t at = std::max<int64_t>(storage.scratch_offset[i], 0);
+            ptr_[i] = b_.CreateConstGEP1_64(b_.getInt8Ty(), fn_->getArg(2), static_cast<uint64_t>(at));
           }
           break;
         case LoopVar::Kind::Literal: {
@@ -257,7 +249,7 @@ class LoopEmitter {
     rows(0, start, b_.getInt64(0));
   }
 
-  bool swaps(const LoopCarry& c) const { return !c.in_place && c.bytes > kStackBytes; }
+  bool swaps(const LoopCarry& c) const { return !c.in_place && c.bytes > kLoopStackBytes; }
 
   // Loop entry: init copied into buffer a. Returns the pointer phis of swapped carries.
   std::vector<std::pair<llvm::PHINode*, llvm::PHINode*>> enter_carries(const LoopStmt& st, llvm::BasicBlock* pre) {
@@ -374,12 +366,7 @@ class LoopEmitter {
 
 }  // namespace
 
-int64_t LoopKernel::scratch_bytes() const {
-  int64_t n = 0;
-  for (auto& v : vars)
-    if (in_scratch(v)) n += align_up(v.bytes);
-  return n;
-}
+int64_t LoopKernel::scratch_bytes() const { return plan_loop_storage(*this).scratch_bytes; }
 
 std::string LoopKernel::signature() const {
   std::string s = fmt::format("loop{}->{}", num_inputs, num_outputs);

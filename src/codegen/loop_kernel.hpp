@@ -7,7 +7,8 @@
 // Like ElementwiseKernel, this is a description free of IR and LLVM types: pointer
 // variables (`LoopVar`) naming buffers, and statements over them. The exec layer builds it
 // from the IR; compile_loop_kernel turns it into code. Every shape is static, so the whole
-// storage plan (stack for small buffers, one scratch arena for the rest) is known here.
+// storage plan (stack for small buffers, one scratch arena for the rest: loop_storage.hpp)
+// is known here.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/loop_kernel.hpp"
+#include "codegen/loop_storage.hpp"
 #include "exec/array.hpp"
 #include "exec/lower_control_kernel.hpp"
 #include "exec/program.hpp"
@@ -300,4 +301,61 @@ TEST_CASE("an in-place carry: a dynamic_update_slice writes only its block into 
   fn(ins, outs, aligned);
   CHECK(result == rows);
   CHECK(table == std::vector<float>(600, -1.0f));  // the input is never written
+}
+
+TEST_CASE("scratch buffers that are never live together share bytes; loop-invariant ones stay whole", "[loop_kernel]") {
+  // t1 = x*2+1; t2 = t1*2+1; t3 = t2*2+1 (each 4 KiB): t1 and t3 can share. Then a scan of 3
+  // steps from c = t3: an iteration-local u = t2 + 0.5 (t2 read every iteration) stacked as
+  // y, and c -> c*2+1.
+  LoopKernel k;
+  k.num_inputs = 1;
+  k.num_outputs = 2;
+  const int x = k.add_var({LoopVar::Kind::Input, 0});
+  const int out = k.add_var({LoopVar::Kind::Output, 0, 4096});
+  const int ys_out = k.add_var({LoopVar::Kind::Output, 1, 3 * 4096});
+  const int t1 = k.add_var({LoopVar::Kind::Local, -1, 4096});
+  const int t2 = k.add_var({LoopVar::Kind::Local, -1, 4096});
+  const int t3 = k.add_var({LoopVar::Kind::Local, -1, 4096});
+  k.body = {ew(affine(DType::F32, {1024}, 2, 1), {x}, t1), ew(affine(DType::F32, {1024}, 2, 1), {t1}, t2),
+            ew(affine(DType::F32, {1024}, 2, 1), {t2}, t3)};
+  LoopStmt scan;
+  scan.kind = LoopStmt::Kind::Scan;
+  scan.length = 3;
+  scan.carries = {carry(k, t3, 4096)};
+  const int u = k.add_var({LoopVar::Kind::Local, -1, 4096});
+  const int y = k.add_var({LoopVar::Kind::Bound});
+  scan.ys = {{y, ys_out, 4096}};
+  scan.blocks = {{ew(affine(DType::F32, {1024}, 1, 0.5), {t2}, u),  // t2 is read every iteration
+                  ew(affine(DType::F32, {1024}, 1, 0), {u}, y),
+                  ew(affine(DType::F32, {1024}, 2, 1), {scan.carries[0].cur}, scan.carries[0].spare)}};
+  const int c = scan.carries[0].cur;
+  k.body.push_back(scan);
+  k.body.push_back(copy(out, c, 4096));
+
+  const LoopStorage storage = plan_loop_storage(k);
+  auto overlaps = [&](int a, int b) {
+    const int64_t oa = storage.scratch_offset[static_cast<size_t>(a)], ob = storage.scratch_offset[static_cast<size_t>(b)];
+    return oa < ob + 4096 && ob < oa + 4096;
+  };
+  CHECK(overlaps(t1, t3));  // t1 is dead once t2 exists
+  CHECK_FALSE(overlaps(t2, t3));
+  CHECK_FALSE(overlaps(t2, u));  // t2 is loop-invariant: live through the whole scan
+  CHECK_FALSE(overlaps(u, scan.carries[0].a));
+  CHECK_FALSE(overlaps(u, scan.carries[0].b));
+  CHECK_FALSE(overlaps(scan.carries[0].a, scan.carries[0].b));
+  CHECK(k.scratch_bytes() < 6 * 4096);
+
+  auto fn = compile_loop_kernel(test_jit(), k);
+  std::vector<float> in(1024), result(1024), ys(3 * 1024);
+  std::iota(in.begin(), in.end(), 0.0f);
+  std::vector<uint8_t> scratch(static_cast<size_t>(k.scratch_bytes()) + 64);
+  void* aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+  const void* ins[] = {in.data()};
+  void* outs[] = {result.data(), ys.data()};
+  fn(ins, outs, aligned);
+  for (size_t j = 0; j < 1024; ++j) {
+    const float v2 = (in[j] * 2 + 1) * 2 + 1, v3 = v2 * 2 + 1;
+    REQUIRE(result[j] == ((v3 * 2 + 1) * 2 + 1) * 2 + 1);
+    for (size_t i = 0; i < 3; ++i) REQUIRE(ys[i * 1024 + j] == v2 + 0.5f);
+  }
 }
