@@ -25,6 +25,7 @@ const char* stmt_name(LoopStmt::Kind k) {
     case LoopStmt::Kind::While: return "while";
     case LoopStmt::Kind::Scan: return "scan";
     case LoopStmt::Kind::Cond: return "cond";
+    case LoopStmt::Kind::Call: return "call";
   }
   return "?";
 }
@@ -42,6 +43,9 @@ void append_stmt(std::string& s, const LoopStmt& st) {
       for (auto t : st.index_dtypes) s += fmt::format(":{}", types::dtype_name(t));
       break;
     }
+    case LoopStmt::Kind::Call:  // the address too: two callees may share a name in tests
+      s += fmt::format("{}@{}[{}]", st.callee_name, reinterpret_cast<uintptr_t>(st.callee), fmt::join(st.params, ","));
+      break;
     case LoopStmt::Kind::While: case LoopStmt::Kind::Scan: case LoopStmt::Kind::Cond: {
       s += fmt::format("c{}n{}{}", st.cond, st.length, st.reverse ? "r" : "");
       for (auto& c : st.carries)
@@ -180,7 +184,32 @@ class LoopEmitter {
       case LoopStmt::Kind::While: return emit_while(st);
       case LoopStmt::Kind::Scan: return emit_scan(st);
       case LoopStmt::Kind::Cond: return emit_cond(st);
+      case LoopStmt::Kind::Call: return emit_call(st);
     }
+  }
+
+  // callee(params, in, out): the parameters a constant array, the pointers arrays on the stack.
+  void emit_call(const LoopStmt& st) {
+    auto* ptr_ty = b_.getPtrTy();
+    auto* i64 = b_.getInt64Ty();
+    auto* params = llvm::ConstantDataArray::get(c_, llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t*>(st.params.data()), st.params.size()));
+    auto* params_global = new llvm::GlobalVariable(mh_.module(), params->getType(), true, llvm::GlobalValue::PrivateLinkage, params,
+                                                   fresh_name("params"));
+    auto pointer_array = [&](const std::vector<int>& vars) -> llvm::Value* {
+      auto* ty = llvm::ArrayType::get(ptr_ty, std::max<size_t>(vars.size(), 1));
+      llvm::AllocaInst* a;
+      {  // in the entry block, so it is one stack slot however often the call runs
+        llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+        a = entry.CreateAlloca(ty);
+      }
+      for (size_t i = 0; i < vars.size(); ++i) b_.CreateStore(ptr(vars[i]), b_.CreateConstGEP2_64(ty, a, 0, i));
+      return a;
+    };
+    llvm::Value* in = pointer_array(st.in);
+    llvm::Value* out = pointer_array(st.out);
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr_ty, ptr_ty, ptr_ty}, false);
+    auto* callee = llvm::ConstantExpr::getIntToPtr(llvm::ConstantInt::get(i64, reinterpret_cast<uintptr_t>(st.callee)), ptr_ty);
+    b_.CreateCall(fty, callee, {params_global, in, out});
   }
 
   void copy(llvm::Value* dst, llvm::Value* src, int64_t bytes) {

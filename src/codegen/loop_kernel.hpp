@@ -56,6 +56,9 @@ struct LoopSlice {
   int64_t bytes = 0;  // per slice
 };
 
+// The one calling convention of host kernels called from a loop kernel.
+using LoopCallee = void (*)(const int64_t* params, const void* const* in, void* const* out);
+
 struct LoopStmt {
   enum class Kind : uint8_t {
     Elementwise,         // `ew` reading vars `in`, writing vars `out`
@@ -67,6 +70,7 @@ struct LoopStmt {
     While,               // blocks[0]: cond (writes the bool var `cond`), blocks[1]: body
     Scan,                // blocks[0]: body, run `length` times (backwards when `reverse`)
     Cond,                // blocks[branch]: the branch chosen by the int32 var `cond` (clamped)
+    Call,                // callee(params, in pointers, out pointers): a kernel written in C++
   };
   Kind kind = Kind::Copy;
   std::vector<int> in, out;
@@ -85,6 +89,11 @@ struct LoopStmt {
   std::vector<LoopSlice> xs, ys;
   int64_t length = 0;
   bool reverse = false;
+  // Call: a function of the host process (exec/lower_control_kernel's runtime kernels),
+  // named for the signature and the printed IR, and its constant parameters.
+  LoopCallee callee = nullptr;
+  std::string callee_name;
+  std::vector<int64_t> params;
 };
 
 struct LoopKernel {

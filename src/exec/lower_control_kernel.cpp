@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "exec/host_kernels.hpp"
+#include "exec/lower_control_calls.hpp"
 #include "exec/lower_fusion.hpp"
 #include "ir/dim_map.hpp"
 
@@ -26,13 +27,19 @@ constexpr size_t kBakedLiteralBytes = 256;
 
 int64_t bytes_of(const ir::ArrayType& t) { return t.num_elements() * static_cast<int64_t>(types::dtype_size(t.dtype())); }
 
-bool op_compiles(const ir::Op& op) {
+bool op_compiles(const ir::Function& f, const ir::Op& op) {
   switch (op.kind) {
     case OpKind::Elementwise: case OpKind::Fusion: case OpKind::BroadcastInDim: case OpKind::Transpose:
     case OpKind::Slice: case OpKind::Rev: case OpKind::Reshape: case OpKind::Reduce: case OpKind::Concatenate:
     case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: case OpKind::While: case OpKind::Scan:
     case OpKind::Cond:
       return true;
+    case OpKind::Iota: case OpKind::DotGeneral: case OpKind::Cumulative: case OpKind::Sort:  // lower_control_calls
+      return true;
+    case OpKind::ArgReduce: {  // the kernel raises on an empty axis: the step path reports it
+      const auto& arg = op.attr<ir::attr::ArgReduce>();
+      return f.type(op.operands[0]).shape()[static_cast<size_t>(arg.axis)] > 0;
+    }
     case OpKind::Constant: return op.attr<ir::attr::Constant>().literal != nullptr;
     case OpKind::Pad: {
       const auto& pad = op.attr<ir::attr::Pad>();
@@ -55,7 +62,7 @@ bool half_precision(const ir::Function& f) {
 bool region_compiles(const ir::Function& f) {
   if (half_precision(f)) return false;
   for (const auto& op : f.ops) {
-    if (!op_compiles(op)) return false;
+    if (!op_compiles(f, op)) return false;
     if (op.kind != OpKind::Fusion)  // a fusion's region is an element loop by construction
       for (const auto& r : op.regions)
         if (!region_compiles(*r)) return false;
@@ -268,12 +275,97 @@ class KernelBuilder {
         block.push_back(std::move(s));
         return;
       }
+      case OpKind::Iota:
+        block.push_back(call_iota(f.type(result).dtype(), f.type(result).shape(), op.attr<ir::attr::Iota>().dimension,
+                                  result_var(env, result, bytes_of(f.type(result)))));
+        return;
+      case OpKind::Cumulative: {
+        const auto& it = f.type(op.operands[0]);
+        const auto& cum = op.attr<ir::attr::Cumulative>();
+        block.push_back(call_cumulative(it.dtype(), cum.kind, it.shape(), cum.axis, cum.reverse, var(op.operands[0]),
+                                        result_var(env, result, bytes_of(f.type(result)))));
+        return;
+      }
+      case OpKind::ArgReduce: {
+        const auto& it = f.type(op.operands[0]);
+        const auto& arg = op.attr<ir::attr::ArgReduce>();
+        block.push_back(call_arg_reduce(it.dtype(), arg.kind, it.shape(), arg.axis, var(op.operands[0]),
+                                        result_var(env, result, bytes_of(f.type(result)))));
+        return;
+      }
+      case OpKind::Sort: {
+        const auto& sa = op.attr<ir::attr::Sort>();
+        std::vector<DType> dtypes;
+        std::vector<int> in, out;
+        for (auto v : op.operands) {
+          dtypes.push_back(f.type(v).dtype());
+          in.push_back(var(v));
+        }
+        for (auto r : op.results) out.push_back(result_var(env, r, bytes_of(f.type(r))));
+        block.push_back(call_sort(dtypes, f.type(op.operands[0]).shape(), sa.dimension, sa.num_keys, std::move(in), std::move(out)));
+        return;
+      }
+      case OpKind::DotGeneral: return lower_dot(f, op, env, block);
       case OpKind::While: return lower_while(f, op, env, block);
       case OpKind::Scan: return lower_scan(f, op, env, block);
       case OpKind::Cond: return lower_cond(f, op, env, block);
       default:
         throw std::logic_error(fmt::format("internal error: `{}` in a compiled loop body", ir::op_display_name(op)));
     }
+  }
+
+  // dot_general as the step path runs it: each operand copied into (batch, m, k) and
+  // (batch, k, n) layouts unless already so, then a batched GEMM whose (batch, m, n) result
+  // is JAX's output order.
+  void lower_dot(const ir::Function& f, const ir::Op& op, Env& env, std::vector<LoopStmt>& block) {
+    const auto& a = op.attr<ir::attr::DotGeneral>();
+    const auto& lt = f.type(op.operands[0]);
+    const auto& rt = f.type(op.operands[1]);
+    const auto& ot = f.type(op.results[0]);
+    auto free_dims = [](size_t rank, const std::vector<int64_t>& c, const std::vector<int64_t>& b) {
+      std::vector<int64_t> fd;
+      for (int64_t d = 0; d < static_cast<int64_t>(rank); ++d)
+        if (std::find(c.begin(), c.end(), d) == c.end() && std::find(b.begin(), b.end(), d) == b.end()) fd.push_back(d);
+      return fd;
+    };
+    auto lfree = free_dims(lt.rank(), a.lhs_contracting, a.lhs_batch);
+    auto rfree = free_dims(rt.rank(), a.rhs_contracting, a.rhs_batch);
+    auto prod = [](const types::Shape& sh, const std::vector<int64_t>& ds) {
+      int64_t p = 1;
+      for (auto d : ds) p *= sh[static_cast<size_t>(d)];
+      return p;
+    };
+    const int64_t batch = prod(lt.shape(), a.lhs_batch), m = prod(lt.shape(), lfree), k = prod(lt.shape(), a.lhs_contracting),
+                  n = prod(rt.shape(), rfree);
+    std::vector<int64_t> lperm = a.lhs_batch, rperm = a.rhs_batch;
+    lperm.insert(lperm.end(), lfree.begin(), lfree.end());
+    lperm.insert(lperm.end(), a.lhs_contracting.begin(), a.lhs_contracting.end());
+    rperm.insert(rperm.end(), a.rhs_contracting.begin(), a.rhs_contracting.end());
+    rperm.insert(rperm.end(), rfree.begin(), rfree.end());
+    // The operand's var, or a local holding it transposed by `perm`.
+    auto laid_out = [&](ValueId v, const std::vector<int64_t>& perm) {
+      const auto& t = f.type(v);
+      bool identity = true;
+      for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
+      if (identity) return var_of(env, v);
+      const auto in_strides = contiguous_strides(t.shape());
+      types::Shape shape;
+      std::vector<int64_t> strides;
+      for (auto p : perm) {
+        shape.push_back(t.shape()[static_cast<size_t>(p)]);
+        strides.push_back(in_strides[static_cast<size_t>(p)]);
+      }
+      const int tmp = local(bytes_of(t));
+      block.push_back(elementwise(copy_kernel(t.dtype(), shape, strides, 0), {var_of(env, v)}, tmp));
+      return tmp;
+    };
+    const int lhs = laid_out(op.operands[0], lperm), rhs = laid_out(op.operands[1], rperm);
+    block.push_back(call_gemm(ot.dtype(), batch, m, n, k, lhs, rhs, result_var(env, op.results[0], bytes_of(ot))));
+  }
+
+  static int var_of(const Env& env, ValueId v) {
+    if (env.var_of[v] < 0) throw std::logic_error("internal error: loop kernel value used before its definition");
+    return env.var_of[v];
   }
 
   codegen::LoopCarry carry(int init, int64_t bytes, bool in_place) {

@@ -1,11 +1,13 @@
 // Compiled control flow: a while / scan / cond whose bodies only compute locally (fused
-// elementwise loops, data movement, reductions, dynamic slices, nested control flow) is
-// lowered to one codegen::LoopKernel — a single LLVM function with native loops and
-// branches — instead of host code running the bodies' steps per iteration.
+// elementwise loops, data movement, reductions, dynamic slices, nested control flow, and
+// the C++ kernels of iota, dot_general, cumulative ops, argmax / argmin and sort, called
+// from the generated code: exec/lower_control_calls) is lowered to one codegen::LoopKernel —
+// a single LLVM function with native loops and branches — instead of host code running the
+// bodies' steps per iteration.
 //
-// Bodies that communicate (collectives, axis_index), call the host (callbacks) or need a
-// runtime kernel (dot_general, sort, cumulative ops, iota, ...) keep the step interpreter of
-// exec/lower_control.cpp: their collectives must meet the other devices' through the runtime.
+// Bodies that communicate (collectives, axis_index) or call the host (callbacks) keep the
+// step interpreter of exec/lower_control.cpp: their collectives must meet the other devices'
+// through the runtime.
 #pragma once
 #include <memory>
 #include <vector>

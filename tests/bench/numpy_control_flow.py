@@ -36,6 +36,15 @@ def scan_1k():
     return c
 print("scan_1k", best_of(5, scan_1k))
 
+w64 = (np.arange(4096, dtype=f32).reshape(64, 64) - f32(2048)) / f32(4096) / f32(8)
+xs64 = np.arange(64000, dtype=f32).reshape(1000, 64) / f32(64000)
+def rnn():
+    h = np.zeros(64, f32)
+    for x in xs64:
+        h = np.tanh(h @ w64 + x)
+    return h
+print("scan_rnn_1k", best_of(5, rnn))
+
 src = np.arange(64000, dtype=f32).reshape(1000, 64)
 def fori_rows():
     t = np.zeros((1000, 64), f32)

@@ -359,3 +359,39 @@ TEST_CASE("scratch buffers that are never live together share bytes; loop-invari
     for (size_t i = 0; i < 3; ++i) REQUIRE(ys[i * 1024 + j] == v2 + 0.5f);
   }
 }
+
+namespace {
+// out[0] = in[0] scaled by params[0], over params[1] floats: a stand-in for a C++ kernel.
+void scale_floats(const int64_t* params, const void* const* in, void* const* out) {
+  for (int64_t i = 0; i < params[1]; ++i)
+    static_cast<float*>(out[0])[i] = static_cast<const float*>(in[0])[i] * static_cast<float>(params[0]);
+}
+}  // namespace
+
+TEST_CASE("a Call statement runs a host function every iteration with its constant parameters", "[loop_kernel]") {
+  // scan of 4 steps: x -> scale_floats(x, 3) over a [4] float carry.
+  LoopKernel k;
+  k.num_inputs = k.num_outputs = 1;
+  const int x0 = k.add_var({LoopVar::Kind::Input, 0});
+  const int out = k.add_var({LoopVar::Kind::Output, 0, 16});
+  LoopStmt scan;
+  scan.kind = LoopStmt::Kind::Scan;
+  scan.length = 4;
+  scan.carries = {carry(k, x0, 16)};
+  LoopStmt call;
+  call.kind = LoopStmt::Kind::Call;
+  call.callee = scale_floats;
+  call.callee_name = "scale_floats";
+  call.params = {3, 4};
+  call.in = {scan.carries[0].cur};
+  call.out = {scan.carries[0].spare};
+  scan.blocks = {{call}};
+  const int final_x = scan.carries[0].cur;
+  k.body = {scan, copy(out, final_x, 16)};
+  auto fn = compile_loop_kernel(test_jit(), k);
+  std::vector<float> x{1, 2, 3, 4}, result(4);
+  const void* ins[] = {x.data()};
+  void* outs[] = {result.data()};
+  fn(ins, outs, nullptr);
+  CHECK(result == std::vector<float>{81, 162, 243, 324});
+}

@@ -99,6 +99,23 @@ for n in (1, 5, 100):
 print(np.array(out, np.int32))
 print(f32(3 * 2.0 ** 2))
 
-# the step path: psum of [0, 1] and [2, 3] added 3 times; cumsum
-print(f32(3) * (np.arange(2, dtype=f32) + np.arange(2, 4, dtype=f32)))
+# C++ kernels in bodies
+w = (np.arange(16, dtype=f32).reshape(4, 4) - f32(8)) / f32(16)
+h, best = np.ones(4, f32), []
+for x in np.arange(12, dtype=f32).reshape(3, 4):
+    best.append(np.argmax(h))
+    h = h @ w + x
+print(h, np.array(best, np.int32))
+v, total = np.array([3.0, 1.0, 2.0, 5.0, 0.0, 4.0], f32), 0
+for _ in range(4):
+    v = np.sort(v * f32(-1.5) + np.arange(6, dtype=f32))
+    total += np.argmax(np.abs(v - f32(5.0)))
+print(v, total)
 print(np.cumsum(np.arange(5, dtype=np.int32)))
+c = np.zeros(5, np.int32)
+for i in range(3):
+    c = c + np.arange(5, dtype=np.int32) * i
+print(c)
+
+# the step path: psum of [0, 1] and [2, 3] added 3 times
+print(f32(3) * (np.arange(2, dtype=f32) + np.arange(2, 4, dtype=f32)))
