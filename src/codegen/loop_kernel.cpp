@@ -212,8 +212,10 @@ class LoopEmitter {
     b_.CreateCall(fty, callee, {params_global, in, out});
   }
 
+  // (llvm.memcpy allows a source equal to the destination: a carry whose final buffer may
+  // be its destination.)
   void copy(llvm::Value* dst, llvm::Value* src, int64_t bytes) {
-    if (bytes > 0) b_.CreateMemCpy(dst, llvm::MaybeAlign(1), src, llvm::MaybeAlign(1), static_cast<uint64_t>(bytes));
+    if (bytes > 0 && dst != src) b_.CreateMemCpy(dst, llvm::MaybeAlign(1), src, llvm::MaybeAlign(1), static_cast<uint64_t>(bytes));
   }
 
   // for (iv = 0; iv < n; ++iv) body(iv), for n > 0 known here.

@@ -44,7 +44,8 @@ struct LoopVar {
 // `init` is copied into buffer `a`; after the loop `cur` points at the final value.
 struct LoopCarry {
   int cur = -1, spare = -1;  // Bound vars
-  int a = -1, b = -1;        // Local vars: the two buffers (b unused when in_place)
+  int a = -1, b = -1;        // the two buffers (b unused when in_place): Local vars, or a
+                             // the var the loop's result must end in
   int init = -1;
   int64_t bytes = 0;
   bool in_place = false;

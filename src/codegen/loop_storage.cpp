@@ -29,8 +29,8 @@ class LiveRanges {
   // The scratch buffers a Bound var can point at.
   void bind(const std::vector<LoopStmt>& block) {
     for (const auto& st : block) {
-      for (const auto& c : st.carries) {
-        std::vector<int> both{c.a};
+      for (const auto& c : st.carries) {  // buffer a may be a destination bound further out
+        std::vector<int> both = buffers_under(c.a);
         if (c.b >= 0) both.push_back(c.b);
         for (int v : {c.cur, c.spare}) under_[static_cast<size_t>(v)] = both;
       }

@@ -368,11 +368,14 @@ class KernelBuilder {
     return env.var_of[v];
   }
 
-  codegen::LoopCarry carry(int init, int64_t bytes, bool in_place) {
+  // `dest`: where the loop's result for this carry must end (-1: anywhere). It becomes the
+  // carry's first buffer, so a final value left there needs no copy (nothing else touches a
+  // destination before the loop has finished).
+  codegen::LoopCarry carry(int init, int64_t bytes, bool in_place, int dest) {
     codegen::LoopCarry c;
     c.cur = bound();
     c.spare = bound();
-    c.a = local(bytes);
+    c.a = dest >= 0 ? dest : local(bytes);
     if (!in_place) c.b = local(bytes);
     c.init = init;
     c.bytes = bytes;
@@ -418,7 +421,8 @@ class KernelBuilder {
     std::vector<int> cur, spare;
     const auto in_place = updated_in_place(*op.regions[1], nbc, op.operands.size() - ncc - nbc);
     for (size_t i = ncc + nbc; i < op.operands.size(); ++i) {
-      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i])), in_place[i - ncc - nbc]));
+      const size_t k = i - ncc - nbc;
+      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i])), in_place[k], env.dest_of[op.results[k]]));
       cur.push_back(s.carries.back().cur);
       spare.push_back(s.carries.back().spare);
     }
@@ -444,7 +448,8 @@ class KernelBuilder {
     std::vector<int> dests;
     const auto in_place = updated_in_place(*op.regions[0], nconst, ncarry);
     for (size_t i = nconst; i < nconst + ncarry; ++i) {
-      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i])), in_place[i - nconst]));
+      const size_t k = i - nconst;
+      s.carries.push_back(carry(env.var_of[op.operands[i]], bytes_of(f.type(op.operands[i])), in_place[k], env.dest_of[op.results[k]]));
       params.push_back(s.carries.back().cur);
       dests.push_back(s.carries.back().spare);
     }
