@@ -126,7 +126,7 @@ class LoopEmitter {
           ptr_[i] = b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, fn_->getArg(1), static_cast<uint64_t>(v.index)));
           break;
         case LoopVar::Kind::Local:
-          if (on_stack(v)) {
+          if (storage.on_stack[i]) {
             auto* a = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(std::max<int64_t>(v.bytes, 1))));
             a->setAlignment(llvm::Align(16));
             ptr_[i] = a;

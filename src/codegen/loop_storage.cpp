@@ -9,13 +9,26 @@ namespace {
 
 int64_t align_up(int64_t n) { return (n + kLoopScratchAlign - 1) / kLoopScratchAlign * kLoopScratchAlign; }
 
+// Small locals in declaration order until the budget is spent (the kernel may run on a
+// coroutine's stack, and a body may have thousands of scalars).
+std::vector<bool> stack_slots(const LoopKernel& k) {
+  std::vector<bool> on_stack(k.vars.size(), false);
+  int64_t used = 0;
+  for (size_t v = 0; v < k.vars.size(); ++v) {
+    const auto& var = k.vars[v];
+    if (var.kind != LoopVar::Kind::Local || var.bytes > kLoopStackBytes || used + var.bytes > kLoopStackBudget) continue;
+    on_stack[v] = true;
+    used += var.bytes;
+  }
+  return on_stack;
+}
+
 class LiveRanges {
  public:
-  explicit LiveRanges(const LoopKernel& k) : k_(k), first_(k.vars.size(), -1), last_(k.vars.size(), -1), under_(k.vars.size()) {
-    for (size_t v = 0; v < k.vars.size(); ++v) {
-      const auto& var = k.vars[v];
-      if (in_scratch(var)) under_[v] = {static_cast<int>(v)};
-    }
+  LiveRanges(const LoopKernel& k, const std::vector<bool>& in_scratch)
+      : k_(k), in_scratch_(in_scratch), first_(k.vars.size(), -1), last_(k.vars.size(), -1), under_(k.vars.size()) {
+    for (size_t v = 0; v < k.vars.size(); ++v)
+      if (in_scratch_[v]) under_[v] = {static_cast<int>(v)};
     bind(k.body);
     for (size_t v = 0; v < k.vars.size(); ++v)  // aliases may be declared before their base is bound
       if (k.vars[v].kind == LoopVar::Kind::Alias) under_[v] = buffers_under(static_cast<int>(v));
@@ -41,7 +54,7 @@ class LiveRanges {
   }
   std::vector<int> buffers_under(int v) const {
     while (k_.vars[static_cast<size_t>(v)].kind == LoopVar::Kind::Alias) v = k_.vars[static_cast<size_t>(v)].base;
-    if (in_scratch(k_.vars[static_cast<size_t>(v)])) return {v};
+    if (in_scratch_[static_cast<size_t>(v)]) return {v};
     return under_[static_cast<size_t>(v)];
   }
 
@@ -101,6 +114,7 @@ class LiveRanges {
   }
 
   const LoopKernel& k_;
+  const std::vector<bool>& in_scratch_;
   std::vector<int> first_, last_;
   std::vector<std::vector<int>> under_;  // per var: the scratch buffers it may point at
   std::map<const LoopStmt*, int> end_;
@@ -110,12 +124,15 @@ class LiveRanges {
 }  // namespace
 
 LoopStorage plan_loop_storage(const LoopKernel& k) {
-  LiveRanges live(k);
+  LoopStorage s;
+  s.on_stack = stack_slots(k);
+  std::vector<bool> in_scratch(k.vars.size(), false);
+  for (size_t v = 0; v < k.vars.size(); ++v) in_scratch[v] = k.vars[v].kind == LoopVar::Kind::Local && !s.on_stack[v];
+  LiveRanges live(k, in_scratch);
   std::vector<int> order;
   for (size_t v = 0; v < k.vars.size(); ++v)
-    if (in_scratch(k.vars[v])) order.push_back(static_cast<int>(v));
+    if (in_scratch[v]) order.push_back(static_cast<int>(v));
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return live.first(a) < live.first(b); });
-  LoopStorage s;
   s.scratch_offset.assign(k.vars.size(), -1);
   struct Placed {
     int64_t offset, size;

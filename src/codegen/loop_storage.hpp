@@ -1,5 +1,6 @@
 // Where a LoopKernel's locals live. Small ones (a scalar carry, a short vector) are stack
-// slots, which LLVM promotes to registers; the rest share one scratch arena, placed by their
+// slots, which LLVM promotes to registers, up to a budget; the rest share one scratch arena,
+// placed by their
 // live ranges so buffers that are never live at the same time reuse the same bytes (a body
 // with several large intermediates then needs about what the step interpreter would hold).
 #pragma once
@@ -10,14 +11,13 @@
 
 namespace shard::codegen {
 
-constexpr int64_t kLoopStackBytes = 256;  // locals up to this size are stack slots
+constexpr int64_t kLoopStackBytes = 256;          // locals up to this size are stack slots...
+constexpr int64_t kLoopStackBudget = 64 * 1024;   // ...while they add up to no more than this
 constexpr int64_t kLoopScratchAlign = 64;
 
-inline bool on_stack(const LoopVar& v) { return v.kind == LoopVar::Kind::Local && v.bytes <= kLoopStackBytes; }
-inline bool in_scratch(const LoopVar& v) { return v.kind == LoopVar::Kind::Local && v.bytes > kLoopStackBytes; }
-
 struct LoopStorage {
-  std::vector<int64_t> scratch_offset;  // per var: its offset in the arena (-1: not there)
+  std::vector<bool> on_stack;           // per var: a Local given a stack slot
+  std::vector<int64_t> scratch_offset;  // per var: a Local's offset in the arena (-1: not there)
   int64_t scratch_bytes = 0;
 };
 
