@@ -68,3 +68,11 @@ def fori_psum():
         c = c + blocks.sum(axis=0)
     return c
 print("fori_psum_1k_per_step", best_of(5, fori_psum) / 1000)
+
+# Two "devices" [0, 1] and [2, 3], each adding its index.
+def fori_axis():
+    c = blocks.copy()
+    for _ in range(10000):
+        c = c * f32(0.5) + np.arange(2, dtype=f32)[:, None]
+    return c
+print("fori_axis_index_10k_per_step", best_of(5, fori_axis) / 10000)
