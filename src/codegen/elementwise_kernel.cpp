@@ -86,6 +86,23 @@ class EwEmitter {
   EwEmitter(jit::ModuleHandle& mh, const ElementwiseKernel& k) : mh_(mh), c_(mh.context()), b_(c_), k_(k) {}
 
   void emit(const std::string& name) {
+    llvm::Function* impl = emit_impl(name + ".impl");
+    const size_t nin = k_.inputs.size(), nout = k_.outputs.size();
+    auto* ptr = b_.getPtrTy();
+    auto* wrap_ty = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false);
+    auto* wrap = llvm::Function::Create(wrap_ty, llvm::Function::ExternalLinkage, name, mh_.module());
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", wrap));
+    std::vector<llvm::Value*> args;
+    for (size_t i = 0; i < nin; ++i)
+      args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, wrap->getArg(0), i)));
+    for (size_t i = 0; i < nout; ++i)
+      args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, wrap->getArg(1), i)));
+    b_.CreateCall(impl, args);
+    b_.CreateRetVoid();
+  }
+
+  // The internal function holding the loops: impl(noalias in..., noalias out...).
+  llvm::Function* emit_impl(const std::string& impl_name) {
     LoopShape ls = collapse_dims(k_);
     auto* ptr = b_.getPtrTy();
     const size_t nin = k_.inputs.size(), nout = k_.outputs.size();
@@ -93,7 +110,7 @@ class EwEmitter {
     // unpacks the pointer arrays. noalias lets the vectoriser skip runtime overlap checks.
     std::vector<llvm::Type*> params(nin + nout, ptr);
     auto* impl_ty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-    auto* impl = llvm::Function::Create(impl_ty, llvm::Function::InternalLinkage, name + ".impl", mh_.module());
+    auto* impl = llvm::Function::Create(impl_ty, llvm::Function::InternalLinkage, impl_name, mh_.module());
     for (size_t i = 0; i < nin + nout; ++i) impl->addParamAttr(i, llvm::Attribute::NoAlias);
     for (size_t i = 0; i < nin; ++i) impl->addParamAttr(i, llvm::Attribute::ReadOnly);
     impl->addFnAttr(llvm::Attribute::NoUnwind);
@@ -105,17 +122,7 @@ class EwEmitter {
     llvm::Value* out_off = b_.getInt64(k_.out_offset);
     emit_loops(ls, 0, in_off, out_off);
     b_.CreateRetVoid();
-
-    auto* wrap_ty = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false);
-    auto* wrap = llvm::Function::Create(wrap_ty, llvm::Function::ExternalLinkage, name, mh_.module());
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", wrap));
-    std::vector<llvm::Value*> args;
-    for (size_t i = 0; i < nin; ++i)
-      args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, wrap->getArg(0), i)));
-    for (size_t i = 0; i < nout; ++i)
-      args.push_back(b_.CreateLoad(ptr, b_.CreateConstGEP1_64(ptr, wrap->getArg(1), i)));
-    b_.CreateCall(impl, args);
-    b_.CreateRetVoid();
+    return impl;
   }
 
  private:
@@ -198,6 +205,11 @@ void validate(const ElementwiseKernel& k) {
 }
 
 }  // namespace
+
+llvm::Function* emit_elementwise_function(jit::ModuleHandle& mh, const ElementwiseKernel& k, const std::string& name) {
+  validate(k);
+  return EwEmitter(mh, k).emit_impl(name);
+}
 
 EwFn compile_elementwise(jit::KernelJit& jit, const ElementwiseKernel& k, std::string* optimised_ir) {
   validate(k);

@@ -12,7 +12,8 @@
 #include "ir/elementwise_ops.hpp"
 #include "types/dtype.hpp"
 
-namespace shard::jit { class KernelJit; }
+namespace llvm { class Function; }
+namespace shard::jit { class KernelJit; class ModuleHandle; }
 
 namespace shard::codegen {
 
@@ -53,5 +54,10 @@ using EwFn = void (*)(const void* const* inputs, void* const* outputs);
 // Generates, optimises and JIT-compiles the kernel; returns its entry point.
 // Optimised IR goes to `optimised_ir` when asked (--emit=llvm, --dump-llvm).
 EwFn compile_elementwise(jit::KernelJit& jit, const ElementwiseKernel& k, std::string* optimised_ir = nullptr);
+
+// Emits the kernel's loop nest into `mh` as an internal function `name`(noalias input
+// pointers..., noalias output pointers...), for generated code that calls and inlines it
+// (codegen/loop_kernel: loop bodies).
+llvm::Function* emit_elementwise_function(jit::ModuleHandle& mh, const ElementwiseKernel& k, const std::string& name);
 
 }  // namespace shard::codegen

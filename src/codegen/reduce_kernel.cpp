@@ -216,6 +216,14 @@ class ReduceEmitter {
 
 }  // namespace
 
+llvm::Function* emit_reduce_function(jit::ModuleHandle& mh, const ReduceKernel& k, const std::string& name) {
+  if (k.reduced.size() != k.shape.size()) throw std::logic_error("internal error: reduce mask rank mismatch");
+  ReduceEmitter(mh, k).emit(name);
+  llvm::Function* fn = mh.module().getFunction(name);
+  fn->setLinkage(llvm::Function::InternalLinkage);
+  return fn;
+}
+
 ReduceFn compile_reduce(jit::KernelJit& jit, const ReduceKernel& k, std::string* optimised_ir) {
   if (k.reduced.size() != k.shape.size()) throw std::logic_error("internal error: reduce mask rank mismatch");
   static std::atomic<uint64_t> counter{0};

@@ -11,7 +11,8 @@
 #include "ir/reduce_kind.hpp"
 #include "types/dtype.hpp"
 
-namespace shard::jit { class KernelJit; }
+namespace llvm { class Function; }
+namespace shard::jit { class KernelJit; class ModuleHandle; }
 
 namespace shard::codegen {
 
@@ -29,6 +30,10 @@ struct ReduceKernel {
 using ReduceFn = void (*)(const void* in, void* out);
 
 ReduceFn compile_reduce(jit::KernelJit& jit, const ReduceKernel& k, std::string* optimised_ir = nullptr);
+
+// Emits the kernel into `mh` as an internal function `name`(noalias in, noalias out), for
+// generated code that calls and inlines it (codegen/loop_kernel: loop bodies).
+llvm::Function* emit_reduce_function(jit::ModuleHandle& mh, const ReduceKernel& k, const std::string& name);
 
 // The identity of a reduction (0, 1, -inf/lowest, +inf/highest, true, false) as a double.
 double reduce_identity(ReduceKind kind, types::DType dtype);

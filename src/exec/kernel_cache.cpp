@@ -40,6 +40,12 @@ ReduceKernelRef KernelPlan::reduce(const codegen::ReduceKernel& k) {
   }));
 }
 
+LoopKernelRef KernelPlan::loop(const codegen::LoopKernel& k) {
+  return LoopKernelRef(plan("loop " + k.signature(), [k](jit::KernelJit& jit, std::string* text) {
+    return reinterpret_cast<void*>(codegen::compile_loop_kernel(jit, k, text));
+  }));
+}
+
 void KernelPlan::compile(jit::KernelJit& jit, bool keep_text) {
   std::lock_guard<std::mutex> lock(g_mu);
   for (CachedKernel* k : kernels_)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "codegen/elementwise_kernel.hpp"
+#include "codegen/loop_kernel.hpp"
 #include "codegen/reduce_kernel.hpp"
 
 namespace shard::jit { class KernelJit; }
@@ -45,12 +46,14 @@ class KernelRef {
 };
 using EwKernelRef = KernelRef<codegen::EwFn>;
 using ReduceKernelRef = KernelRef<codegen::ReduceFn>;
+using LoopKernelRef = KernelRef<codegen::LoopFn>;
 
 // The kernels one executable calls, each once, in the order lowering first asked for them.
 class KernelPlan {
  public:
   EwKernelRef elementwise(const codegen::ElementwiseKernel& k);
   ReduceKernelRef reduce(const codegen::ReduceKernel& k);
+  LoopKernelRef loop(const codegen::LoopKernel& k);  // exec/lower_control_kernel
 
   // The JIT stage: compiles the planned kernels that are not compiled yet (an earlier
   // program may have compiled some). `keep_text`: keep each one's optimised LLVM IR.

@@ -54,7 +54,7 @@ class Lowering {
       std::vector<Step> steps;
       Lowering(exe_, region, &steps).run(params, results);
       return steps;
-    }));
+    }, kernels_));
   }
 
   int slot(ir::ValueId v) {

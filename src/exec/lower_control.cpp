@@ -1,5 +1,7 @@
 #include "exec/lower_control.hpp"
 
+#include "exec/lower_control_kernel.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -121,10 +123,38 @@ Step lower_cond(const ir::Op& op, const std::vector<int>& in, const std::vector<
   return s;
 }
 
+// One call of the op's compiled kernel; its scratch arena lives for that call.
+Step lower_compiled(const ir::Op& op, const ir::Function& fn, const std::vector<int>& in, const std::vector<int>& out,
+                    KernelPlan& kernels) {
+  ControlKernel ck = build_control_kernel(op, fn);
+  Step s;
+  s.name = ir::op_display_name(op);
+  s.in = in;
+  s.out = out;
+  for (auto r : op.results) s.out_bytes.push_back(bytes_of(fn.type(r)));
+  auto kernel = kernels.loop(ck.kernel);
+  s.run = [kernel, operand = std::move(ck.operand), literal = std::move(ck.literal), scratch_bytes = ck.kernel.scratch_bytes()](
+              const StepContext& ctx, const std::vector<const void*>& in_ptrs, const std::vector<void*>& out_ptrs) {
+    constexpr size_t kInline = 16;  // no allocation for the usual handful of inputs
+    const void* inline_ptrs[kInline];
+    std::vector<const void*> heap_ptrs;
+    const void** ptrs = inline_ptrs;
+    if (operand.size() > kInline) {
+      heap_ptrs.resize(operand.size());
+      ptrs = heap_ptrs.data();
+    }
+    for (size_t i = 0; i < operand.size(); ++i) ptrs[i] = operand[i] >= 0 ? in_ptrs[static_cast<size_t>(operand[i])] : literal[i]->bytes.data();
+    BufferRef scratch = scratch_bytes ? runtime::DeviceBuffer::allocate(ctx.device, static_cast<size_t>(scratch_bytes)) : nullptr;
+    kernel(ptrs, out_ptrs.data(), scratch ? scratch->data() : nullptr);
+  };
+  return s;
+}
+
 }  // namespace
 
 Step lower_control_flow(const ir::Op& op, const ir::Function& fn, const std::vector<int>& in, const std::vector<int>& out,
-                        const LowerRegion& lower_region) {
+                        const LowerRegion& lower_region, KernelPlan& kernels) {
+  if (can_compile_control_flow(op, fn)) return lower_compiled(op, fn, in, out, kernels);
   switch (op.kind) {
     case OpKind::While: return lower_while(op, in, out, lower_region);
     case OpKind::Scan: return lower_scan(op, fn, in, out, lower_region);

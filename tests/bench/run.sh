@@ -27,6 +27,9 @@ side_by_side "$here/eager_ops.shard" "$here/numpy_eager_ops.py"
 echo "== jit (8 devices; numpy's compile_*/retrace_* is one eager run of the same ops)"
 side_by_side "$here/jit_ops.shard" "$here/numpy_jit_ops.py"
 
+echo "== control flow (compiled loops; numpy runs the same loops in Python; fori_psum on 2 devices)"
+side_by_side "$here/control_flow.shard" "$here/numpy_control_flow.py"
+
 echo "== shard_map collectives (8 devices; numpy copies the bytes one device ends with)"
 side_by_side "$here/shard_map_collectives.shard" "$here/numpy_memcpy.py"
 
