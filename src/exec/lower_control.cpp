@@ -133,6 +133,7 @@ Step lower_compiled(const ir::Op& op, const ir::Function& fn, const std::vector<
   s.out = out;
   for (auto r : op.results) s.out_bytes.push_back(bytes_of(fn.type(r)));
   auto kernel = kernels.loop(ck.kernel);
+  s.repeats = op.kind != OpKind::Cond;  // device threads run it in parallel, however small its data
   s.run = [kernel, operand = std::move(ck.operand), literal = std::move(ck.literal), scratch_bytes = ck.kernel.scratch_bytes()](
               const StepContext& ctx, const std::vector<const void*>& in_ptrs, const std::vector<void*>& out_ptrs) {
     constexpr size_t kInline = 16;  // no allocation for the usual handful of inputs

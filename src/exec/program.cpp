@@ -25,7 +25,7 @@ Executable::Executable(const ir::Function& local, types::Mesh mesh) : mesh_(std:
   bool nested = false;
   for (const auto& st : steps_) {
     for (auto b : st.out_bytes) bytes += b;
-    nested |= static_cast<bool>(st.run_region);
+    nested |= static_cast<bool>(st.run_region) || st.repeats;
   }
   run_inline_ = groups_.empty() && !nested && bytes * mesh_.device_ids().size() <= (size_t{1} << 16);
 }
