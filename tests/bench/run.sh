@@ -38,6 +38,20 @@ if [ -x "$build/tests/bench/bench_collectives" ]; then
   "$build/tests/bench/bench_collectives"
 fi
 
+if command -v mpirun >/dev/null && command -v mpicc >/dev/null; then
+  echo "== psum of 64 MiB per device across processes (2 processes x 4 devices) against Open MPI's MPI_Allreduce"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpicc -O2 "$here/mpi_allreduce.c" -o "$build/mpi_allreduce_bench"
+  read -r _ s2 < <(mpirun --oversubscribe -np 2 "$shard" --devices 4 "$here/multiprocess_psum.shard" </dev/null)
+  read -r _ s1 < <("$shard" --devices 8 "$here/multiprocess_psum.shard")
+  read -r _ m8 < <(mpirun --oversubscribe -np 8 "$build/mpi_allreduce_bench" 64 </dev/null)
+  read -r _ m2 < <(mpirun --oversubscribe -np 2 "$build/mpi_allreduce_bench" 64 </dev/null)
+  awk -v s2="$s2" -v s1="$s1" -v m8="$m8" -v m2="$m2" 'BEGIN {
+    printf "psum_64MiB_2x4        shard %7.1f ms   MPI_Allreduce 8 ranks %7.1f ms   mpi/shard %.3gx\n", s2*1e3, m8*1e3, m8/s2
+    printf "psum_64MiB_1x8        shard %7.1f ms   (one process, shared memory only)\n", s1*1e3
+    printf "MPI_Allreduce 2 ranks       %7.1f ms   (the between-process part of the 2x4 psum)\n", m2*1e3 }'
+fi
+
 # PyTorch (Debian's python3-torch) is a benchmark peer only: installed here when missing,
 # never by the test suite.
 if ! "$py" -c "import torch" 2>/dev/null; then
