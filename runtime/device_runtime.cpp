@@ -118,6 +118,18 @@ void DeviceRuntime::launch_all(const std::function<void(int)>& fn) {
 }
 
 namespace {
+volatile int g_cancel = 0;  // a plain int: written from a signal handler, read by compiled code
+}
+
+void request_cancel() { g_cancel = 1; }
+bool cancel_requested() { return g_cancel != 0; }
+void clear_cancel() { g_cancel = 0; }
+void throw_if_cancelled() {
+  if (g_cancel) throw Interrupted();
+}
+const volatile int* cancel_flag_address() { return &g_cancel; }
+
+namespace {
 std::mutex g_mu;
 std::unique_ptr<DeviceRuntime> g_runtime;
 }  // namespace

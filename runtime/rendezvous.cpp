@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "runtime/device_runtime.hpp"
+
 namespace shard::runtime {
 
 CollectiveRendezvous::CollectiveRendezvous(std::vector<int> devices, std::chrono::milliseconds timeout)
@@ -10,7 +14,22 @@ CollectiveRendezvous::CollectiveRendezvous(std::vector<int> devices, std::chrono
 
 void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64_t target, int rank,
                                       const std::string& what, const char* stage) {
-  bool ok = cv_.wait_for(lock, timeout_, [&] { return phase_ >= target || !broken_.empty(); });
+  // Arrivals wait in slices so that Ctrl-C (runtime::request_cancel) can withdraw them: the
+  // round is then as if this rank had not come, and the rendezvous stays usable.
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  bool ok = false;
+  for (;;) {
+    const auto slice = std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50),
+                                                                      deadline - std::chrono::steady_clock::now());
+    ok = cv_.wait_for(lock, std::max<std::chrono::steady_clock::duration>(slice, {}),
+                      [&] { return phase_ >= target || !broken_.empty(); });
+    if (ok || std::chrono::steady_clock::now() >= deadline) break;
+    if (stage[0] == 'a' && cancel_requested()) {
+      present_[rank] = false;
+      --count_;
+      throw Interrupted();
+    }
+  }
   if (!broken_.empty()) throw CollectiveError(broken_);
   if (ok) return;
   std::vector<std::string> missing;

@@ -8,6 +8,7 @@
 
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
+#include "runtime/device_runtime.hpp"
 #include "runtime/process_layout.hpp"
 #include "runtime/rendezvous.hpp"
 #include "trace/trace.hpp"
@@ -238,6 +239,11 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
       throw interp::PyError{I.call(sharding_type_error, args)};
     }
     I.raise(se->py_type(), se->what());
+  }
+  if (dynamic_cast<const runtime::Interrupted*>(&e)) {  // Ctrl-C stopped the devices
+    runtime::clear_cancel();
+    I.clear_interrupt();
+    I.raise("KeyboardInterrupt", "");
   }
   if (dynamic_cast<const runtime::CollectiveError*>(&e)) I.raise("RuntimeError", e.what());
   if (dynamic_cast<const std::logic_error*>(&e)) I.raise("RuntimeError", fmt::format("internal error in shard: {}", e.what()));
