@@ -3,8 +3,9 @@
 // the row that evaluates its argument's per-element nodes inside it; a last loop writes the
 // per-element outputs. A row is read from memory by the first loop and from cache after
 // (rows of a few thousand elements fit in L1/L2), so softmax or layernorm costs one read and
-// one write of the array. Per-element work is recomputed in each loop that needs it (exp in
-// softmax's sum and in its output), which is cheaper than a trip to memory.
+// one write of the array. Cheap per-element work is recomputed in each loop that needs it;
+// a transcendental one needed by several loops (exp in softmax's sum and in its output) is
+// kept in a row buffer on the stack by the first loop and read back by the later ones.
 //
 // Reductions vectorise as the plain reduce kernel's do: the accumulation is marked
 // reassociable, float32 sums accumulate in float64, float max/min are llvm.maximum/minimum
@@ -40,6 +41,7 @@ class RowEmitter {
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
     b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", fn_));
     levels();
+    plan_row_buffers();
     const int64_t rows = k_.shape[0];
     counted_loop(b_, b_.getInt64(0), b_.getInt64(rows), 1, "row", [&](llvm::Value* r) { emit_row(r); });
     b_.CreateRetVoid();
@@ -72,6 +74,47 @@ class RowEmitter {
     }
   }
 
+  // The per-element nodes a loop computing `root` evaluates (root included).
+  void collect(int n, std::vector<bool>& seen) const {
+    if (seen[n] || level_[n] != kPerElement) return;
+    seen[n] = true;
+    for (int a : k_.nodes[n].args) collect(a, seen);
+  }
+
+  // Which per-element values are worth a row buffer: transcendental (or computed from one),
+  // evaluated by two loops or more, and floating (rows up to kMaxBufferedRow elements).
+  void plan_row_buffers() {
+    constexpr int64_t kMaxBufferedRow = 16384;
+    const size_t n = k_.nodes.size();
+    buffer_.assign(n, nullptr);
+    buffered_.assign(n, false);
+    if (k_.shape[1] > kMaxBufferedRow) return;
+    std::vector<int> loops_using(n, 0);
+    auto count = [&](int root) {
+      std::vector<bool> seen(n, false);
+      collect(root, seen);
+      for (size_t i = 0; i < n; ++i) loops_using[i] += seen[i];
+    };
+    for (size_t i = 0; i < n; ++i)
+      if (k_.nodes[i].reduces_row) count(k_.nodes[i].args[0]);
+    if (k_.out_strides.empty() || k_.out_strides[1] != 0)
+      for (int o : k_.outputs) count(o);  // one write loop for all outputs
+    std::vector<bool> costly(n, false);
+    llvm::IRBuilder<>::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    for (size_t i = 0; i < n; ++i) {
+      const EwNode& node = k_.nodes[i];
+      if (level_[i] != kPerElement || node.op == EwOp::Input) continue;
+      costly[i] = ir::ew_info(node.op).transcendental;
+      for (int a : node.args) costly[i] = costly[i] || costly[a];
+      if (costly[i] && loops_using[i] >= 2 && types::is_float(node.dtype)) {
+        auto* a = b_.CreateAlloca(storage_type(c_, node.dtype), b_.getInt64(k_.shape[1]));
+        a->setAlignment(llvm::Align(64));
+        buffer_[i] = a;
+      }
+    }
+  }
+
   llvm::Value* load_input(const EwNode& node, llvm::Value* r, llvm::Value* j) {
     const EwInput& in = k_.inputs[node.input];
     llvm::Value* off = b_.getInt64(in.offset);
@@ -98,8 +141,21 @@ class RowEmitter {
     const EwNode& node = k_.nodes[n];
     if (level_[n] != kPerElement) return memo[n] = row_vals_[n];
     if (node.op == EwOp::Input) return memo[n] = load_input(node, r, j);
+    auto* st = buffer_[n] ? storage_type(c_, node.dtype) : nullptr;
+    if (buffer_[n] && buffered_[n]) return memo[n] = b_.CreateLoad(st, b_.CreateGEP(st, buffer_[n], j));
     for (int a : node.args) at_element(a, r, j, memo);
-    return memo[n] = apply(node, memo);
+    memo[n] = apply(node, memo);
+    if (buffer_[n]) {  // the first loop to compute it keeps it for the later ones
+      b_.CreateStore(memo[n], b_.CreateGEP(st, buffer_[n], j));
+      stored_in_loop_.push_back(n);
+    }
+    return memo[n];
+  }
+
+  // After a loop over the row: the values it kept are read back from here on.
+  void end_loop() {
+    for (int n : stored_in_loop_) buffered_[n] = true;
+    stored_in_loop_.clear();
   }
 
   llvm::Value* identity(EwOp op, DType t) {
@@ -140,6 +196,7 @@ class RowEmitter {
       if (auto* inst = llvm::dyn_cast<llvm::Instruction>(next); inst && llvm::isa<llvm::FPMathOperator>(inst)) inst->setHasAllowReassoc(true);
       return {next};
     })[0];
+    end_loop();
     return widen ? b_.CreateFPTrunc(total, b_.getFloatTy()) : total;
   }
 
@@ -182,6 +239,9 @@ class RowEmitter {
   llvm::Function* fn_ = nullptr;
   std::vector<Level> level_;
   std::vector<llvm::Value*> row_vals_;
+  std::vector<llvm::Value*> buffer_;  // per node: its row buffer, if it has one
+  std::vector<bool> buffered_;         // per node: an earlier loop filled its buffer
+  std::vector<int> stored_in_loop_;
 };
 
 }  // namespace
