@@ -1,15 +1,18 @@
 // argmax / argmin as LLVM loops, with numpy's rules: the first index of the extreme value,
 // and the first NaN when there is one (a NaN beats every number).
 //
-// Over the last axis (inner == 1) each row is cut into chunks that stay in L1: a chunk's
-// extreme is a vectorised reduction (llvm.maximum / smax / umax ...), and only when it beats
-// the best so far is the chunk searched again, with explicit vector compares, for the first
-// lane equal to it. Memory is read once; the index is never carried through the hot loop.
+// Over the last axis (inner == 1), for 32- and 64-bit elements, one pass tracks the index in
+// vectors (tracked_rows). Narrower elements (whose indices would need several registers per
+// vector) cut each row into chunks that stay in L1: a chunk's extreme is a vectorised
+// reduction (llvm.maximum / smax / umax ...), and only when it beats the best so far is the
+// chunk searched again, with explicit vector compares, for the first lane equal to it.
 //
 // Over another axis (inner > 1) a block of contiguous columns is walked row after row,
 // keeping each column's best value in a stack buffer and its index in the output: an
 // elementwise select loop the loop vectoriser widens.
 #include <fmt/format.h>
+
+#include <cstdint>
 
 #include "codegen/loop_builder.hpp"
 #include "codegen/reduce_forms.hpp"
@@ -23,6 +26,7 @@ using types::DType;
 constexpr int64_t kRowChunk = 2048;    // elements of a row reduced before searching (L1-sized)
 constexpr int64_t kColumnBlock = 1024; // columns whose best values live on the stack
 constexpr int64_t kVectorBytes = 64;   // one AVX-512 register: the search's vector width
+constexpr int64_t kTrackedBytes = 256; // index tracking: four registers, four independent chains
 
 class ArgReduceEmitter {
  public:
@@ -41,7 +45,8 @@ class ArgReduceEmitter {
     llvm::FastMathFlags fmf;
     fmf.setAllowReassoc();  // the chunk extreme is order-independent: let the vectoriser split it
     b_.setFastMathFlags(fmf);
-    if (split_.inner == 1) rows();
+    if (split_.inner == 1 && types::dtype_size(k_.dtype) >= 4) tracked_rows();
+    else if (split_.inner == 1) rows();
     else columns();
     b_.CreateRetVoid();
   }
@@ -83,6 +88,55 @@ class ArgReduceEmitter {
   llvm::Value* matches(llvm::Value* x, llvm::Value* target, llvm::Value* target_is_nan) {
     if (!is_float()) return b_.CreateICmpEQ(x, target);
     return b_.CreateOr(b_.CreateFCmpOEQ(x, target), b_.CreateAnd(b_.CreateFCmpUNO(x, x), target_is_nan));
+  }
+
+  // One pass per row with the index tracked in vectors: each lane keeps its best value and
+  // the vector step it came from (strictly better only, so the first of ties; a NaN beats
+  // everything, so the first NaN). Then across lanes: the extreme (NaN if any lane has one)
+  // and the smallest index among the lanes holding it; the tail goes one by one.
+  void tracked_rows() {
+    const int64_t len = split_.len;
+    const unsigned lanes = static_cast<unsigned>(kTrackedBytes / static_cast<int64_t>(types::dtype_size(k_.dtype)));
+    const int64_t whole = len - len % lanes;
+    auto* i32 = b_.getInt32Ty();
+    llvm::Value* iota = [&] {
+      std::vector<llvm::Constant*> v;
+      for (unsigned l = 0; l < lanes; ++l) v.push_back(b_.getInt32(l));
+      return llvm::ConstantVector::get(v);
+    }();
+    counted_loop(b_, i64(0), i64(split_.outer), 1, "row", [&](llvm::Value* row) {
+      llvm::Value* row_base = b_.CreateGEP(st_, in(), b_.CreateMul(row, i64(len)));
+      llvm::Value* best = identity();
+      llvm::Value* best_index = b_.getInt32(0);
+      if (whole > 0) {
+        auto* vty = llvm::FixedVectorType::get(st_, lanes);
+        auto lane_best = carried_loop(b_, i64(0), i64(whole), lanes, "track",
+                                      {b_.CreateVectorSplat(lanes, identity()), b_.CreateVectorSplat(lanes, b_.getInt32(0))},
+                                      [&](llvm::Value* v, const std::vector<llvm::Value*>& carried) -> std::vector<llvm::Value*> {
+          llvm::Value* x = b_.CreateAlignedLoad(vty, b_.CreateGEP(st_, row_base, v), llvm::Align(types::dtype_size(k_.dtype)));
+          llvm::Value* take = better(x, carried[0]);
+          llvm::Value* at = b_.CreateVectorSplat(lanes, b_.CreateTrunc(v, i32));
+          return {b_.CreateSelect(take, x, carried[0]), b_.CreateSelect(take, at, carried[1])};
+        });
+        using llvm::Intrinsic::ID;
+        ID across = is_float() ? (is_max() ? llvm::Intrinsic::vector_reduce_fmaximum : llvm::Intrinsic::vector_reduce_fminimum)
+                  : is_signed() ? (is_max() ? llvm::Intrinsic::vector_reduce_smax : llvm::Intrinsic::vector_reduce_smin)
+                                : (is_max() ? llvm::Intrinsic::vector_reduce_umax : llvm::Intrinsic::vector_reduce_umin);
+        best = b_.CreateUnaryIntrinsic(across, lane_best[0]);
+        llvm::Value* best_is_nan = is_float() ? b_.CreateFCmpUNO(best, best) : b_.getFalse();
+        llvm::Value* holds = matches(lane_best[0], b_.CreateVectorSplat(lanes, best), b_.CreateVectorSplat(lanes, best_is_nan));
+        llvm::Value* index = b_.CreateAdd(lane_best[1], iota);
+        llvm::Value* none = b_.CreateVectorSplat(lanes, b_.getInt32(INT32_MAX));
+        best_index = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umin, b_.CreateSelect(holds, index, none));
+      }
+      auto tail = carried_loop(b_, i64(whole), i64(len), 1, "tail", {best, best_index},
+                               [&](llvm::Value* j, const std::vector<llvm::Value*>& carried) -> std::vector<llvm::Value*> {
+        llvm::Value* x = load(row_base, j);
+        llvm::Value* take = better(x, carried[0]);
+        return {b_.CreateSelect(take, x, carried[0]), b_.CreateSelect(take, b_.CreateTrunc(j, i32), carried[1])};
+      });
+      b_.CreateStore(tail[1], b_.CreateGEP(i32, out(), row));
+    });
   }
 
   void rows() {

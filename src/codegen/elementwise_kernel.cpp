@@ -28,7 +28,7 @@ std::string ElementwiseKernel::signature() const {
     if (n.reduces_row) s += "/row";
   }
   s += fmt::format("|out:{}:{}@{}", fmt::join(outputs, ","), fmt::join(out_strides, ","), out_offset);
-  if (rows) s += "|rows";
+  if (rows) s += columns ? "|columns" : "|rows";
   return s;
 }
 
@@ -322,8 +322,9 @@ void validate(const ElementwiseKernel& k) {
   }
   for (int o : k.outputs)
     if (o < 0 || size_t(o) >= k.nodes.size()) throw std::logic_error("internal error: bad elementwise output");
-  if (k.rows && (k.shape.size() != 2 || (!k.out_strides.empty() && k.out_strides[1] != 0 && k.out_strides[1] != 1)))
+  if (k.rows && (k.shape.size() != 2 || (!k.out_strides.empty() && k.out_strides.size() != 2)))
     throw std::logic_error("internal error: a row kernel is [rows, row length]");
+  if (k.columns && !k.rows) throw std::logic_error("internal error: a column kernel is a row kernel");
 }
 
 }  // namespace
@@ -334,7 +335,8 @@ EwFn compile_elementwise(jit::KernelJit& jit, const ElementwiseKernel& k, std::s
   std::string name = fmt::format("ew_kernel_{}", counter++);
   jit::ModuleHandle mh(name);
   register_scalar_runtime(jit);
-  if (k.rows) emit_row_kernel(mh, k, name);
+  if (k.rows && k.columns) emit_column_kernel(mh, k, name);
+  else if (k.rows) emit_row_kernel(mh, k, name);
   else EwEmitter(mh, k).emit(name);
   jit.add(std::move(mh), optimised_ir);
   return jit.lookup_fn<void(const void* const*, void* const*)>(name);

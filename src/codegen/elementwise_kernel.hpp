@@ -50,6 +50,9 @@ struct ElementwiseKernel {
   // row (EwNode::reduces_row). Each row runs its reductions' loops, then writes the outputs:
   // one value per row where the output strides are {s, 0}, else the whole row.
   bool rows = false;
+  // With `rows`: the reductions run down dim 0 instead (one value per column; a per-column
+  // output has strides {0, 1}).
+  bool columns = false;
   // A canonical text of everything above: the kernel cache key and the LLVM function name.
   std::string signature() const;
 };

@@ -147,11 +147,12 @@ class Builder {
   FusedKernel out_;
 };
 
-// A row fusion's region (spmd/row_fusion): reductions over the trailing dims of one shape S
-// with their producers and consumers. The kernel iterates [rows, row length] = [product of
-// S's leading dims, product of the reduced ones]; a value is read per element (shape S), per
-// row (S's leading dims, possibly followed by ones) or once (one element). Broadcasts and
-// reshapes between those shapes change nothing in that iteration space.
+// A row fusion's region (spmd/row_fusion): reductions over the trailing (or leading) dims of
+// one shape S with their producers and consumers. The kernel iterates [rows, row length] =
+// [product of S's kept dims, product of the reduced ones] (a column kernel: [reduced, kept]);
+// a value is read per element (shape S), per row / column (the kept dims, possibly with ones
+// for the reduced ones) or once (one element). Broadcasts and reshapes between those shapes
+// change nothing in that iteration space.
 class RowBuilder {
  public:
   explicit RowBuilder(const ir::Function& r) : r_(r) {
@@ -168,17 +169,23 @@ class RowBuilder {
     for (const auto& op : r_.ops)
       if (op.kind == OpKind::Reduce) {
         full_ = r_.type(op.operands[0]).shape();
-        auto axes = op.attr<ir::attr::Reduce>().axes;
-        outer_ = static_cast<size_t>(*std::min_element(axes.begin(), axes.end()));
+        const auto& axes = op.attr<ir::attr::Reduce>().axes;
+        lo_ = static_cast<size_t>(*std::min_element(axes.begin(), axes.end()));
+        hi_ = static_cast<size_t>(*std::max_element(axes.begin(), axes.end())) + 1;
         break;
       }
-    int64_t rows = 1, row_len = 1;
-    for (size_t d = 0; d < full_.size(); ++d) (d < outer_ ? rows : row_len) *= full_[d];
-    out_.kernel.shape = {rows, row_len};
+    // Per row: [kept, reduced]; per column (leading dims reduced): [reduced, kept].
+    const bool per_row = hi_ == full_.size();
+    const size_t split = per_row ? lo_ : hi_;
+    int64_t first = 1, second = 1;
+    for (size_t d = 0; d < full_.size(); ++d) (d < split ? first : second) *= full_[d];
+    out_.kernel.shape = {first, second};
     out_.kernel.rows = true;
+    out_.kernel.columns = !per_row;
+    part_strides_ = per_row ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1};
     const ValueId root = r_.results[0];
     out_.kernel.outputs = {node(root)};
-    if (r_.type(root).shape() != full_) out_.kernel.out_strides = {1, 0};
+    if (r_.type(root).shape() != full_) out_.kernel.out_strides = part_strides_;
     return std::move(out_);
   }
 
@@ -230,7 +237,7 @@ class RowBuilder {
     const auto& shape = r_.type(v).shape();
     std::vector<int64_t> strides{0, 0};
     if (shape == full_) strides = {out_.kernel.shape[1], 1};
-    else if (types::shape_product(shape) != 1) strides = {1, 0};
+    else if (types::shape_product(shape) != 1) strides = part_strides_;
     out_.kernel.inputs.push_back({r_.type(v).dtype(), strides, 0});
     out_.operand.push_back(constant ? -1 : param_index_[v]);
     out_.literal.push_back(constant ? constant->attr<ir::attr::Constant>().literal : nullptr);
@@ -241,7 +248,8 @@ class RowBuilder {
   const ir::Function& r_;
   std::vector<int> producer_, param_index_, memo_;
   types::Shape full_;
-  size_t outer_ = 0;
+  size_t lo_ = 0, hi_ = 0;  // the reduced dims of full_
+  std::vector<int64_t> part_strides_;  // how a per-row / per-column value is read
   FusedKernel out_;
 };
 
@@ -261,8 +269,9 @@ Step lower_fusion(const ir::Op& op, Step s, KernelPlan& kernels) {
   if (op.regions.size() != 1) throw std::logic_error("internal error: a fusion has one region");
   FusedKernel fk = build_fused_kernel(*op.regions[0]);
   // Nothing to compute, and no loop to run (a row kernel still writes each row's reductions
-  // of an empty row).
-  if (fk.kernel.rows ? fk.kernel.shape[0] == 0 : num_elements(fk.kernel.shape) == 0) {
+  // of an empty row: only no rows (columns) at all is nothing).
+  const int64_t kept = fk.kernel.shape.empty() ? 1 : fk.kernel.columns ? fk.kernel.shape[1] : fk.kernel.shape[0];
+  if (fk.kernel.rows ? kept == 0 : num_elements(fk.kernel.shape) == 0) {
     s.run = [](const StepContext&, const std::vector<const void*>&, const std::vector<void*>&) {};
     return s;
   }

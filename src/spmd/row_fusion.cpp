@@ -16,35 +16,47 @@ using ir::ValueId;
 using types::DType;
 using types::Shape;
 
-// The row space of a group: full values have shape `full`, rows are its first `outer` dims.
+// The space of a group: full values have shape `full`; reductions reduce its dims [lo, hi),
+// which are either the trailing dims (hi = rank: one value per row) or leading ones (lo = 0:
+// one value per column); "part" values have the kept dims only, or the full rank with ones in
+// the reduced dims (keepdims).
 struct RowSpace {
   Shape full;
-  size_t outer = 0;
+  size_t lo = 0, hi = 0;
 
+  bool per_row() const { return hi == full.size(); }
+  bool reduced(size_t d) const { return d >= lo && d < hi; }
   bool is_full(const Shape& s) const { return s == full; }
-  // O, or O followed by ones (keepdims).
-  bool is_row(const Shape& s) const {
-    if (s.size() != outer && s.size() != full.size()) return false;
-    for (size_t d = 0; d < s.size(); ++d)
-      if (d < outer ? s[d] != full[d] : s[d] != 1) return false;
+  bool is_part(const Shape& s) const {
+    if (s.size() == full.size()) {
+      for (size_t d = 0; d < s.size(); ++d)
+        if (s[d] != (reduced(d) ? 1 : full[d])) return false;
+      return true;
+    }
+    if (s.size() != full.size() - (hi - lo)) return false;
+    for (size_t d = 0, k = 0; d < full.size(); ++d)
+      if (!reduced(d) && s[k++] != full[d]) return false;
     return true;
   }
   static bool is_one(const Shape& s) { return types::shape_product(s) == 1; }
-  bool in_space(const Shape& s) const { return is_full(s) || is_row(s) || is_one(s); }
+  bool in_space(const Shape& s) const { return is_full(s) || is_part(s) || is_one(s); }
+  bool operator==(const RowSpace& o) const { return full == o.full && lo == o.lo && hi == o.hi; }
 };
 
 bool storage_only(DType t) { return t == DType::F16 || t == DType::BF16; }
 
-// The row space a reduction defines: it reduces exactly the trailing dims of its operand.
+// The space a reduction defines: it reduces a run of trailing or of leading dims.
 bool row_reduction(const ir::Function& f, const ir::Op& op, RowSpace* space) {
   if (op.kind != OpKind::Reduce) return false;
   const auto& shape = f.type(op.operands[0]).shape();
   auto axes = op.attr<ir::attr::Reduce>().axes;
   std::sort(axes.begin(), axes.end());
-  if (axes.empty() || axes.back() != static_cast<int64_t>(shape.size()) - 1) return false;
+  if (axes.empty()) return false;
   for (size_t i = 0; i < axes.size(); ++i)
     if (axes[i] != axes[0] + static_cast<int64_t>(i)) return false;
-  if (space) *space = {shape, static_cast<size_t>(axes[0])};
+  const size_t lo = static_cast<size_t>(axes.front()), hi = static_cast<size_t>(axes.back()) + 1;
+  if (hi != shape.size() && lo != 0) return false;
+  if (space) *space = {shape, lo, hi};
   return true;
 }
 
@@ -59,7 +71,7 @@ bool member_of(const ir::Function& f, const ir::Op& op, const RowSpace& space) {
   switch (op.kind) {
     case OpKind::Reduce: {
       RowSpace own;
-      return row_reduction(f, op, &own) && own.full == space.full && own.outer == space.outer;
+      return row_reduction(f, op, &own) && own == space;
     }
     case OpKind::Elementwise:
       return space.in_space(rs);
@@ -67,17 +79,20 @@ bool member_of(const ir::Function& f, const ir::Op& op, const RowSpace& space) {
       return false;  // copied into each group that reads it (see cloneable)
     case OpKind::Reshape: {
       const Shape& os = f.type(op.operands[0]).shape();
-      return (space.is_row(os) && space.is_row(rs)) || (RowSpace::is_one(os) && space.in_space(rs));
+      return (space.is_part(os) && space.is_part(rs)) || (RowSpace::is_one(os) && space.in_space(rs));
     }
     case OpKind::BroadcastInDim: {
       const Shape& os = f.type(op.operands[0]).shape();
       if (!space.in_space(rs)) return false;
       if (RowSpace::is_one(os)) return true;
-      // A per-row value spread along the rows: its leading dims stay where they are.
-      if (!space.is_row(os) || !(space.is_full(rs) || space.is_row(rs))) return false;
+      // A per-row (per-column) value spread over the reduced dims: its dims stay in place.
+      if (!space.is_part(os) || !(space.is_full(rs) || space.is_part(rs))) return false;
       const auto& dims = op.attr<ir::attr::BroadcastInDim>().broadcast_dimensions;
-      for (size_t d = 0; d < space.outer && d < dims.size(); ++d)
-        if (dims[d] != static_cast<int64_t>(d)) return false;
+      for (size_t i = 0, d = 0; i < dims.size(); ++i, ++d) {
+        if (os.size() != space.full.size())
+          while (space.reduced(d)) ++d;  // the operand has the kept dims only
+        if (dims[i] != static_cast<int64_t>(d)) return false;
+      }
       return true;
     }
     default:
@@ -174,7 +189,7 @@ class RowFuser {
     if (*output < 0 || *members.rbegin() != *output) return false;
     // The result is a full array or one value per row: the row loop writes nothing else.
     const Shape& out_shape = f_.type(f_.ops[*output].results[0]).shape();
-    return space.is_full(out_shape) || space.is_row(out_shape);
+    return space.is_full(out_shape) || space.is_part(out_shape);
   }
 
   ir::Op fusion_op(const Group& g) const {

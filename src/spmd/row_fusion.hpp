@@ -4,16 +4,21 @@
 // (exec/lower_fusion) is one loop over the rows that, per row, runs each reduction's loop and
 // then the loop writing the result: a row is read from memory once and revisited in cache.
 // softmax (max, exp, sum, divide), layernorm (mean, variance, normalise), var, and a reduction
-// of a computed value (`all(a > 0)`) each become one pass over memory.
+// of a computed value (`all(a > 0)`) each become one pass over memory. Reductions over
+// leading dims group the same way (one value per column: var(a, 0), any(a > c, 0)); their
+// kernel walks blocks of columns down the rows, one pass per dependent reduction.
 //
 // A group lives in one "row space": full values have the reduced operand's shape S, per-row
-// values have its leading dims O (or O followed by ones, as keepdims makes them), and one-
-// element values are the same everywhere. Members are reductions of full values over exactly
-// the trailing dims, elementwise ops, broadcasts of per-row or one-element values, reshapes
-// between the per-row shapes, and one-element constants. A group is kept when exactly one of
-// its values is read outside it (the fusion's result) and nothing outside it both reads from
-// it and feeds it (that would be a cycle once it is one op); otherwise its ops stay as they
-// are, for the elementwise fusion that runs next.
+// (per-column) values have its kept dims (or S's rank with ones in the reduced dims, as
+// keepdims makes them), and one-element values are the same everywhere. Members are
+// reductions of full values over exactly the space's dims, elementwise ops, broadcasts of
+// per-row or one-element values, reshapes between the per-row shapes; one-element constants
+// (and what is computed from constants only) are copied into each group that reads them.
+// A group is kept when it computes something (an elementwise member), exactly one of its
+// values is read outside it (the fusion's result, a full or per-row value) and that is its
+// last member, so nothing outside reads a member and feeds another (which would be a cycle
+// once it is one op); otherwise its ops stay as they are, for the elementwise fusion that
+// runs next.
 #pragma once
 #include "ir/ir.hpp"
 

@@ -300,6 +300,46 @@ TEST_CASE("a reduction of a computed value fuses with its producer; reductions o
   }
 }
 
+TEST_CASE("reductions over leading dims fuse too: variance down the columns, any of a compare", "[fusion]") {
+  // m = sum(a, 0) / n; v = sum((a - m)^2, 0) / n over f32[n, cols] (cols over one block of
+  // the column kernel, with a partial block); and any(a > 0.7, 0) as float.
+  for (int64_t cols : {3, 600}) {
+    const int64_t n = 37;
+    ir::Function f;
+    auto a = f.new_value(T(DType::F32, {n, cols}));
+    f.params = {a};
+    auto column_sum = [&](ir::ValueId x) {
+      ir::attr::Reduce red;
+      red.kind = ir::ReduceKind::Sum;
+      red.axes = {0};
+      auto s = testing::op1(f, OpKind::Reduce, {x}, T(DType::F32, {cols}), red);
+      return ew(f, EwOp::Div, {s, broadcast(f, constant(f, DType::F32, float(n)), {cols}, {})});
+    };
+    auto m = column_sum(a);
+    auto d = ew(f, EwOp::Sub, {a, broadcast(f, m, {n, cols}, {1})});
+    auto var = column_sum(ew(f, EwOp::Mul, {d, d}));
+    ir::attr::Reduce any;
+    any.kind = ir::ReduceKind::Or;
+    any.axes = {0};
+    auto big = ew(f, EwOp::Gt, {a, broadcast(f, constant(f, DType::F32, 0.7f), {n, cols}, {})}, DType::Bool);
+    auto r = testing::op1(f, OpKind::Reduce, {big}, T(DType::Bool, {cols}), any);
+    ir::attr::Elementwise cv;
+    cv.op = EwOp::Convert;
+    auto anyf = testing::op1(f, OpKind::Elementwise, {r}, T(DType::F32, {cols}), cv);
+    f.results = {var, anyf};
+    auto g = fused(f);
+    INFO(ir::print(g));
+    CHECK(count(g, OpKind::Fusion) == 2);
+    CHECK(count(g, OpKind::Reduce) == 0);
+    auto av = ramp(static_cast<size_t>(n * cols), -1.0f, 0.0013f);
+    auto got = run(g, {av}), want = run(f, {av});
+    for (int64_t c = 0; c < cols; ++c) {
+      CHECK(got[0][c] == Approx(want[0][c]).epsilon(1e-5).margin(1e-7));
+      CHECK(got[1][c] == want[1][c]);
+    }
+  }
+}
+
 TEST_CASE("transpose, slice, rev and reshape of inputs fuse as strided reads", "[fusion]") {
   // a:[3,4], b:[12], c:[4]: out[i,j] = rev0(transpose(a))[i,j] * reshape(b)[i,j]... over [4,3]
   //   t = transpose(a) [4,3]; r = rev(t, dim 0); bb = reshape(b) [4,3];
