@@ -20,7 +20,10 @@ for a in (a_np, a_np):
 for i in (i_np, i_np):
     print(np.argmax(i, -1).tolist(), np.argmin(i, 0).tolist())
     print(np.cumsum(i, -1)[:, -1].tolist(), np.max(i * 3, -1).tolist())
+    print(np.sum(i * 2, 0).tolist(), np.min(i - 1, 0).tolist())
+    print(np.any(i > 12, 0).tolist(), np.all(i > -14, 0).tolist())
 for b in range(2):
+    print(True, True)
     print(True, True)
     print(True, True)
 e = np.exp(a_np - a_np.max(-1, keepdims=True))
