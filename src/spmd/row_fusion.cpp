@@ -239,8 +239,12 @@ class RowFuser {
         continue;
       }
       ir::Op op = f_.ops[i];
-      if (op.kind != OpKind::Fusion)
-        for (auto& r : op.regions) {  // while / scan / cond bodies are fused on their own
+      // while / scan / cond bodies are left to the loop kernel (exec/lower_control_kernel), which
+      // compiles the whole loop, reductions included, into one function: per-iteration step
+      // overhead costs more there than a second pass over a loop's (usually small) carry.
+      const bool control_flow = op.kind == OpKind::While || op.kind == OpKind::Scan || op.kind == OpKind::Cond;
+      if (op.kind != OpKind::Fusion && !control_flow)
+        for (auto& r : op.regions) {
           auto body = std::make_shared<ir::Function>(*r);
           fuse_rows(*body);
           r = std::move(body);
