@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
+
 #include <algorithm>
 
 #include "runtime/device_runtime.hpp"
@@ -14,6 +16,16 @@ CollectiveRendezvous::CollectiveRendezvous(std::vector<int> devices, std::chrono
 
 void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64_t target, int rank,
                                       const std::string& what, const char* stage) {
+  // First yield for a short while: the others usually come within microseconds, and a
+  // condition-variable sleep and wake-up costs tens of them (8 device threads on 2 cores: yielding
+  // lets them run). The phase is re-read under the lock below.
+  lock.unlock();
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  for (int i = 0; phase_seen_.load(std::memory_order_acquire) < target; ++i) {
+    if ((i & 15) == 15 && std::chrono::steady_clock::now() >= spin_until) break;
+    sched_yield();
+  }
+  lock.lock();
   // Arrivals wait in slices so that Ctrl-C (runtime::request_cancel) can withdraw them: the
   // round is then as if this rank had not come, and the rendezvous stays usable.
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
@@ -60,6 +72,7 @@ std::vector<void*> CollectiveRendezvous::arrive(int rank, const std::string& wha
       }
     count_ = 0;
     ++phase_;  // odd: departures
+    phase_seen_.store(phase_, std::memory_order_release);
     cv_.notify_all();
   } else {
     wait_phase(lock, my_phase + 1, rank, what, "arrive");
@@ -81,6 +94,7 @@ void CollectiveRendezvous::depart(int rank) {
   if (++count_ == size()) {
     count_ = 0;
     ++phase_;  // even: next round
+    phase_seen_.store(phase_, std::memory_order_release);
     cv_.notify_all();
   } else {
     wait_phase(lock, my_phase + 1, rank, what_[rank], "depart");
