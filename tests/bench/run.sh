@@ -43,6 +43,9 @@ paste <(echo "$red_s") <(echo "$red_n") | while read -r name s _ n; do
     print line }'
 done
 
+echo "== placement (512 MiB host <-> 8 devices; numpy copies the bytes once: the memcpy bound)"
+side_by_side "$here/placement.shard" "$here/numpy_placement.py"
+
 echo "== shard_map collectives (8 devices; numpy copies the bytes one device ends with)"
 side_by_side "$here/shard_map_collectives.shard" "$here/numpy_memcpy.py"
 

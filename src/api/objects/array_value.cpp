@@ -217,6 +217,12 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
   ensure_device_runtime();
   DType from = host->type.dtype();
   DType to = trace::canonicalize_device(dtype ? *dtype : from);
+  if (from == to && host->single_device) {  // no conversion: place the host buffer itself
+    if (sharding)
+      return exec::place_single_device(host, types::ArrayType::from_sharding(to, host->type.shape(), *sharding, {}, weak), *sharding);
+    types::ArrayType t(to, host->type.shape(), {}, {}, {}, weak);
+    return std::make_shared<exec::Array>(exec::Array{t, host->sharding, true, host->shards});
+  }
   auto bytes = convert_host(exec::array_to_host(*host), from, to);
   if (sharding) {
     auto t = types::ArrayType::from_sharding(to, host->type.shape(), *sharding, {}, weak);
