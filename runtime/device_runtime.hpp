@@ -66,6 +66,11 @@ void throw_if_cancelled();
 // The flag itself, for compiled loops that poll it (nonzero: stop).
 const volatile int* cancel_flag_address();
 
+// Whether a device of this process is running a launched task (set for every device of a
+// launch before any starts): a collective waiting for a device that is not has waited for a
+// device that finished its program without executing it.
+bool device_running(int device);
+
 // The process-wide runtime, created on first use with `n` local devices placed by the process
 // layout (later calls pass 0 to mean "whatever exists"). Device count comes from --devices /
 // SHARD_DEVICES / XLA_FLAGS through the CLI.

@@ -41,6 +41,19 @@ void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64
       --count_;
       throw Interrupted();
     }
+    // A missing device of this process that is no longer running has finished its program
+    // without this collective (a per-device predicate skipped it, say): say so now, not after
+    // the timeout. (Devices of other processes are watched by runtime/mpi_transport.)
+    if (stage[0] == 'a' && DeviceRuntime::current_device() >= 0)
+      for (size_t r = 0; r < devices_.size(); ++r)
+        if (!present_[r] && phase_ < target && !device_running(devices_[r])) {
+          broken_ = fmt::format(
+              "collective mismatch: device {} reached `{}` but device {} finished its program without executing it "
+              "(a collective must be executed by every device of its group, in the same order)",
+              devices_[rank], what, devices_[r]);
+          cv_.notify_all();
+          throw CollectiveError(broken_);
+        }
   }
   if (!broken_.empty()) throw CollectiveError(broken_);
   if (ok) return;
