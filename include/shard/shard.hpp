@@ -8,8 +8,15 @@
 //
 // Python errors come back as shard::Error, whose what() is the message the `shard` command
 // prints for an uncaught error ("FILE:LINE:COL: Type: message", the line, a caret, the
-// traceback). An Interpreter and its Values are used from one thread at a time. The device
-// count is per process (as JAX's backend): the first Interpreter fixes it.
+// traceback). The device count is per process (as JAX's backend): the first Interpreter fixes
+// it.
+//
+// Threads: Interpreters and Values may be used from any thread. Calls into any of them are
+// serialized by one process-wide lock (the device runtime is shared, as JAX's backend is in a
+// process): two threads never run Python or device programs at the same time, and a call waits
+// for the other thread's call to return. Each Interpreter has its own globals and its own mesh
+// context (jax.set_mesh / use_mesh in one is not seen by another); jax.config and the
+// JAX-version setting are process-wide.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,16 @@
 // libshard (include/shard/shard.hpp) over the interpreter: each call runs inside
 // `translated`, which turns a Python exception into shard::Error with the CLI's text.
+//
+// Threads: the device runtime, the trace stack and the mesh context are process-wide (as JAX's
+// backend is), so every call into any Interpreter holds one process-wide lock: calls from
+// several threads run one at a time, never interleaved. Each Interpreter keeps its own mesh
+// context (set_mesh / use_mesh): it is swapped in when that Interpreter's call begins.
 #include "shard/shard.hpp"
 
 #include <fmt/format.h>
+
+#include <mutex>
+#include <unordered_map>
 
 #include "api/device_count.hpp"
 #include "api/modules/registration.hpp"
@@ -10,6 +18,7 @@
 #include "exec/array.hpp"
 #include "interp/interp.hpp"
 #include "runtime/device_runtime.hpp"
+#include "trace/trace.hpp"
 
 namespace shard {
 namespace ip = interp;
@@ -29,9 +38,45 @@ std::string exception_type(const ip::PyError& e) {
   return e.exc && e.exc->cls ? e.exc->cls->name : "Exception";
 }
 
+std::recursive_mutex& api_mutex() {
+  static std::recursive_mutex mu;
+  return mu;
+}
+
+// The mesh context of each Interpreter not running now; the running one's is the global.
+const ip::Interp* g_active = nullptr;
+std::unordered_map<const ip::Interp*, trace::MeshContext>& saved_contexts() {
+  static std::unordered_map<const ip::Interp*, trace::MeshContext> m;
+  return m;
+}
+
+// Holds the process-wide lock and makes I's mesh context the current one.
+class Entered {
+ public:
+  explicit Entered(const ip::Interp& I) : lock_(api_mutex()) {
+    if (g_active == &I) return;
+    auto& saved = saved_contexts();
+    if (g_active) saved[g_active] = trace::MeshContext::get();
+    trace::MeshContext::get() = saved[&I];
+    g_active = &I;
+  }
+
+ private:
+  std::lock_guard<std::recursive_mutex> lock_;
+};
+
+void forget_context(const ip::Interp* I) {
+  saved_contexts().erase(I);
+  if (g_active == I) {
+    g_active = nullptr;
+    trace::MeshContext::get() = trace::MeshContext();
+  }
+}
+
 // Runs f; Python errors become shard::Error carrying the CLI's formatted report.
 template <typename F>
 auto translated(ip::Interp& I, F&& f) -> decltype(f()) {
+  Entered entered(I);
   try {
     return f();
   } catch (const ip::PyError& e) {
@@ -65,9 +110,20 @@ HostBuffer host_buffer_of(const exec::Array& a) {
 // ---------------------------------------------------------------- Value
 
 Value::Value() = default;
-Value::~Value() = default;
-Value::Value(const Value&) = default;
-Value& Value::operator=(const Value&) = default;
+Value::~Value() {
+  if (!impl_) return;
+  std::lock_guard<std::recursive_mutex> lock(api_mutex());  // may free interpreter objects
+  impl_.reset();
+}
+Value::Value(const Value& o) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex());
+  impl_ = o.impl_;
+}
+Value& Value::operator=(const Value& o) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex());
+  impl_ = o.impl_;
+  return *this;
+}
 Value::Value(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 #define SHARD_VALUE_INTERP()                                                          \
@@ -142,6 +198,7 @@ std::vector<HostBuffer> Value::to_host_leaves() const {
 // ---------------------------------------------------------------- Interpreter
 
 Interpreter::Interpreter(int devices, std::vector<std::string> module_path) : impl_(std::make_shared<Impl>()) {
+  std::lock_guard<std::recursive_mutex> lock(api_mutex());
   if (devices < 1) throw Error(fmt::format("Interpreter: device count must be at least 1, got {}", devices), "UsageError");
   if (runtime::global_runtime_started() && api::device_count() != devices)
     throw Error(fmt::format("Interpreter: this process already runs {} devices (asked for {}); the device count "
@@ -157,7 +214,12 @@ Interpreter::Interpreter(int devices, std::vector<std::string> module_path) : im
   impl_->I = std::make_unique<ip::Interp>(o);
 }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+  if (!impl_) return;
+  std::lock_guard<std::recursive_mutex> lock(api_mutex());
+  if (impl_.use_count() == 1) forget_context(impl_->I.get());  // Values may still keep it alive
+  impl_.reset();
+}
 Interpreter::Interpreter(Interpreter&&) noexcept = default;
 Interpreter& Interpreter::operator=(Interpreter&&) noexcept = default;
 
@@ -202,6 +264,7 @@ Value Interpreter::function(const std::string& name) {
 
 void Interpreter::set(const std::string& name, const Value& v) {
   if (!v.impl_ || v.impl_->owner != impl_) throw Error("Interpreter::set: a value of another Interpreter", "UsageError");
+  Entered entered(*impl_->I);
   impl_->I->main_module()->dict.set(name, v.impl_->v);
 }
 
