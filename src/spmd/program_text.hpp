@@ -18,4 +18,10 @@ std::string ledger_text(const std::vector<CollectiveRecord>& ledger);
 // ir::print of the per-device function, an empty line, then ledger_text.
 std::string device_program_text(const Partitioned& parts);
 
+// The per-device program's collectives as HLO instructions, one per line, as XLA prints them in
+// a compiled module (`%c = f32[2]{0} all-reduce(f32[2]{0} %b), replica_groups={{0,4},...}`):
+// what Compiled.as_text() adds so that checks written against JAX's HLO text
+// ('all-reduce(' in text) hold. `mesh` gives the replica groups (device ids).
+std::string hlo_collectives_text(const Partitioned& parts, const types::Mesh& mesh);
+
 }  // namespace shard::spmd

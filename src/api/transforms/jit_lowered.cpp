@@ -159,7 +159,7 @@ ClassP compiled_class() {
     auto self = [](Interp& I, CallArgs& a, const char* m) -> CompiledObj& { return bi::native_self<CompiledObj>(I, a, compiled_class(), "Compiled", m); };
     bi::def(k, "as_text", [self](Interp& I, CallArgs& a) -> Value {
       const CompiledObj& c = self(I, a, "as_text");
-      return interp::make_str(spmd::device_program_text(c.program->parts));
+      return interp::make_str(spmd::device_program_text(c.program->parts) + spmd::hlo_collectives_text(c.program->parts, c.program->mesh));
     });
     bi::def(k, "cost_analysis", [self](Interp& I, CallArgs& a) -> Value {
       const CompiledObj& c = self(I, a, "cost_analysis");
