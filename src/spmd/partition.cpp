@@ -237,7 +237,21 @@ void Partitioner::partition_op(const ir::Op& op) {
     }
     case OpKind::ArgReduce: case OpKind::Cumulative: {  // the op's axis must be whole
       const int64_t axis = op.kind == OpKind::ArgReduce ? op.attr<ir::attr::ArgReduce>().axis : op.attr<ir::attr::Cumulative>().axis;
-      PartitionSpec need = with_entry(map_[op.operands[0]].layout, axis, {});
+      const auto& have = map_[op.operands[0]].layout;
+      PartitionSpec need = with_entry(have, axis, {});
+      // Rather than gathering the whole array onto every device (each then computing all of
+      // it), move the axis's mesh axes to another whole dim they divide (an all-to-all): every
+      // device computes its part of the result once.
+      const Entry moved = have.entries().at(static_cast<size_t>(axis));
+      if (!moved.empty()) {
+        const auto& shape = gtype(op.operands[0]).shape();
+        int64_t best = -1;
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (static_cast<int64_t>(d) != axis && have.entries()[d].empty() && shape[d] % b_.axes_size(moved) == 0 &&
+              (best < 0 || shape[d] > shape[static_cast<size_t>(best)]))
+            best = static_cast<int64_t>(d);
+        if (best >= 0) need = with_entry(need, static_cast<size_t>(best), moved);
+      }
       auto x = in_layout(op, op.operands[0], need);
       PartitionSpec layout = need;
       if (op.kind == OpKind::ArgReduce) {
