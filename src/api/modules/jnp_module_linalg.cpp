@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "api/modules/jnp_module.hpp"
+#include "api/modules/linalg_module.hpp"
 #include "api/modules/numpy_internal.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
@@ -299,9 +300,11 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
   });
 }
 
-// jax.numpy.linalg: norm (Frobenius / 2-norm of vectors, ord=None only).
+// jax.numpy.linalg: norm (Frobenius / 2-norm of vectors, ord=None only) and the
+// decompositions and solvers of linalg_module.cpp.
 void register_jnp_linalg_module() {
-  Interp::register_builtin_module("jax.numpy.linalg", [](Interp&, ModuleObj& m) {
+  Interp::register_builtin_module("jax.numpy.linalg", [](Interp& I, ModuleObj& m) {
+    add_jnp_linalg_decompositions(I, m);
     def_jnp(m, "norm", [](Interp& I, CallArgs& a) {
       ArgParser p(I, a, "norm", {"x", "ord=", "axis=", "keepdims="});
       if (!is_none(p.get("ord")) && !(p.get("ord")->kind == interp::ObjKind::Str && I.str(p.get("ord")) == "fro"))

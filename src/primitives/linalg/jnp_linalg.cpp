@@ -1,0 +1,158 @@
+// jax.numpy.linalg's functions that are not primitives, composed as jnp composes them: solve,
+// inv, det and slogdet from lu and triangular_solve, pinv from svd, matrix_power from
+// products. Their derivatives follow from the primitives' rules.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "primitives/linalg/linalg.hpp"
+#include "trace/ops.hpp"
+
+namespace shard::trace {
+
+namespace {
+ValueId ew(Trace& t, EwOp op, const char* name, ValueId a, ValueId b) { return binary(t, name, op, a, b); }
+ValueId constant_like(Trace& t, double v, ValueId like) { return scalar_constant(t, v, {t.type(like).dtype(), true}); }
+
+// The sign (+1 / -1) of the permutation the pivots describe: each pivot that is not its own
+// row is one swap.
+ValueId pivot_sign(Trace& t, ValueId pivots, DType dtype) {
+  const auto pt = t.type(pivots);
+  ValueId rows = iota(t, DType::I32, pt.shape(), static_cast<int64_t>(pt.rank()) - 1, std::nullopt);
+  ValueId swapped = convert(t, ew(t, EwOp::Ne, "ne", pivots, rows), {DType::I32, false});
+  ValueId swaps = reduce(t, "det", ReduceKind::Sum, swapped, {static_cast<int64_t>(pt.rank()) - 1}, false);
+  ValueId odd = convert(t, ew(t, EwOp::Rem, "rem", swaps, scalar_constant(t, 2, {DType::I32, true})), {dtype, false});
+  // 1 - 2 * odd
+  return ew(t, EwOp::Sub, "sub", scalar_constant(t, 1, {dtype, true}), ew(t, EwOp::Mul, "mul", scalar_constant(t, 2, {dtype, true}), odd));
+}
+}  // namespace
+
+ValueId symmetrize(Trace& t, ValueId a) {
+  return ew(t, EwOp::Div, "div", ew(t, EwOp::Add, "add", a, linalg::mT(t, a)), constant_like(t, 2, a));
+}
+
+ValueId solve(Trace& t, ValueId a, ValueId b) {
+  const auto at = t.type(a), bt = t.type(b);
+  if (at.rank() < 2)
+    throw types::ShardingError("ValueError", fmt::format("left hand array must be at least two dimensional; got a.shape={}",
+                                                         types::py_int_tuple(at.shape())));
+  const int64_t m = at.shape().back();
+  const bool vector = bt.rank() == 1;
+  auto shape_error = [&] {
+    throw types::ShardingError("ValueError", fmt::format("The arguments to solve must have shapes a=[..., m, m] and b=[..., m, k] or "
+                                                         "b=[..., m]; got a={} and b={}",
+                                                         types::py_int_tuple(at.shape()), types::py_int_tuple(bt.shape())));
+  };
+  if (at.shape()[at.rank() - 2] != m || bt.rank() == 0) shape_error();
+  if (vector ? bt.shape()[0] != m : bt.shape()[bt.rank() - 2] != m) shape_error();
+  ValueId rhs = vector ? reshape(t, b, {m, 1}) : b;
+  // Batch dims broadcast against each other (jnp.vectorize).
+  const auto rt = t.type(rhs);
+  Shape batch = broadcast_shapes("solve", {linalg::batch_shape(at), linalg::batch_shape(rt)});
+  auto full = [&](ValueId v, const ArrayType& vt) {
+    Shape s = batch;
+    s.push_back(vt.shape()[vt.rank() - 2]);
+    s.push_back(vt.shape()[vt.rank() - 1]);
+    return vt.shape() == s ? v : broadcast_to(t, v, s);
+  };
+  ValueId af = full(a, at);
+  rhs = full(rhs, rt);
+  auto f = lu(t, af);
+  ValueId pb = linalg::permute_rows(t, rhs, f.permutation);
+  ValueId y = triangular_solve(t, f.lu, pb, {.left_side = true, .lower = true, .unit_diagonal = true});
+  ValueId x = triangular_solve(t, f.lu, y, {.left_side = true, .lower = false});
+  if (vector) {
+    Shape s = batch;
+    s.push_back(m);
+    x = reshape(t, x, s);
+  }
+  return x;
+}
+
+ValueId inv(Trace& t, ValueId a) {
+  const auto at = t.type(a);
+  linalg::require_square(at, "Argument to inv must have shape [..., n, n], got {}.");
+  return solve(t, a, linalg::eye_like(t, a, at.shape().back()));
+}
+
+ValueId det(Trace& t, ValueId a) {
+  const auto at = t.type(a);
+  linalg::require_square(at, "Argument to _det() must be a square matrix, got {}");
+  auto f = lu(t, a);
+  ValueId diag = linalg::diagonal(t, f.lu);
+  ValueId prod = reduce(t, "det", ReduceKind::Prod, diag, {static_cast<int64_t>(at.rank()) - 2}, false);
+  return ew(t, EwOp::Mul, "mul", pivot_sign(t, f.pivots, at.dtype()), prod);
+}
+
+Slogdet slogdet(Trace& t, ValueId a) {
+  const auto at = t.type(a);
+  linalg::require_square(at, "Argument to slogdet() must have shape [..., n, n], got {}");
+  auto f = lu(t, a);
+  ValueId diag = linalg::diagonal(t, f.lu);
+  const int64_t last = static_cast<int64_t>(at.rank()) - 2;
+  ValueId signs = reduce(t, "slogdet", ReduceKind::Prod, unary(t, "sign", EwOp::Sign, diag), {last}, false);
+  ValueId sign = ew(t, EwOp::Mul, "mul", pivot_sign(t, f.pivots, at.dtype()), signs);
+  ValueId logabs = reduce(t, "slogdet", ReduceKind::Sum, unary(t, "log", EwOp::Log, unary(t, "abs", EwOp::Abs, diag)), {last}, false);
+  return {sign, logabs};
+}
+
+ValueId pinv(Trace& t, ValueId a, std::optional<double> rtol) {
+  const auto at = t.type(a);
+  linalg::require_matrix(at, "pinv");
+  const int64_t m = at.shape()[at.rank() - 2], n = at.shape()[at.rank() - 1];
+  if (m == 0 || n == 0) {
+    Shape s = linalg::batch_shape(at);
+    s.push_back(n);
+    s.push_back(m);
+    return full(t, s, 0, {at.dtype(), false}, std::nullopt);
+  }
+  const double eps = at.dtype() == DType::F64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
+  const double tol = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * eps;
+  auto d = svd(t, a, false, true);
+  const auto st = t.type(d.s);
+  const size_t r = st.rank();
+  Shape start(r, 0), limit = st.shape(), strides(r, 1);
+  limit[r - 1] = 1;
+  ValueId largest = slice(t, d.s, start, limit, strides);  // s[..., 0:1]
+  ValueId cutoff = ew(t, EwOp::Mul, "mul", constant_like(t, tol, d.s), largest);
+  ValueId kept = where(t, ew(t, EwOp::Gt, "gt", d.s, cutoff), d.s, constant_like(t, std::numeric_limits<double>::infinity(), d.s));
+  ValueId scaled = ew(t, EwOp::Div, "div", linalg::mT(t, d.u), expand_dims(t, kept, {static_cast<int64_t>(r)}));
+  return linalg::matmul(t, linalg::mT(t, d.vt), scaled);
+}
+
+ValueId matrix_power(Trace& t, ValueId a, int64_t n) {
+  const auto at = t.type(a);
+  if (at.rank() < 2)
+    throw types::ShardingError("TypeError", fmt::format("{}-dimensional array given. Array must be at least two-dimensional", at.rank()));
+  if (at.shape()[at.rank() - 2] != at.shape()[at.rank() - 1])
+    throw types::ShardingError("TypeError", "Last 2 dimensions of the array must be square");
+  if (n == 0) {
+    ValueId e = eye(t, at.shape().back(), at.shape().back(), 0, {at.dtype(), false}, std::nullopt);
+    return broadcast_to(t, e, at.shape());
+  }
+  if (n < 0) {
+    a = inv(t, convert(t, a, to_inexact(DTypeW{at.dtype(), at.weak_type()})));
+    n = -n;
+  }
+  // Binary powering: z runs through a, a^2, a^4, ...; the result takes the set bits.
+  std::optional<ValueId> z, result;
+  while (n > 0) {
+    z = z ? linalg::matmul(t, *z, *z) : a;
+    const bool bit = n % 2 == 1;
+    n /= 2;
+    if (bit) result = result ? linalg::matmul(t, *result, *z) : *z;
+  }
+  return *result;
+}
+
+ValueId jnp_cholesky(Trace& t, ValueId a, bool upper, bool symmetrize_input) {
+  ValueId l = cholesky(t, symmetrize_input ? symmetrize(t, a) : a);
+  return upper ? linalg::mT(t, l) : l;
+}
+
+EighResult jnp_eigh(Trace& t, ValueId a, bool lower, bool symmetrize_input) {
+  return eigh(t, symmetrize_input ? symmetrize(t, a) : a, lower);
+}
+
+}  // namespace shard::trace
