@@ -136,21 +136,42 @@ ValueId diagonal(Trace& t, ValueId x) {
   return reduce(t, "diagonal", ReduceKind::Sum, on_diagonal, {static_cast<int64_t>(r) - 1}, false);
 }
 
-ValueId matmul(Trace& t, ValueId a, ValueId b) {
-  auto at = t.type(a), bt = t.type(b);
-  Shape ab = batch_shape(at), bb = batch_shape(bt);
-  if (ab != bb) {
-    Shape common = broadcast_shapes("matmul", {ab, bb});
-    auto full = [&](ValueId v, const ArrayType& vt) {
-      Shape s = common;
-      s.push_back(vt.shape()[vt.rank() - 2]);
-      s.push_back(vt.shape()[vt.rank() - 1]);
-      return broadcast_to(t, v, s);
-    };
-    a = full(a, at);
-    b = full(b, bt);
+std::vector<ValueId> broadcast_batch(Trace& t, std::vector<ValueId> xs) {
+  std::vector<Shape> batches;
+  for (auto x : xs) batches.push_back(batch_shape(t.type(x)));
+  const Shape common = broadcast_shapes("broadcast_batch", batches);
+  // The batch sharding of an operand that has the whole batch already: broadcast operands
+  // take it, so that the batch dims agree as the primitives require.
+  std::optional<std::vector<types::PartitionSpec::Entry>> batch_entries;
+  for (auto x : xs) {
+    const auto xt = t.type(x);
+    if (batch_shape(xt) == common && xt.is_sharded()) {
+      auto e = sharding::spec_entries(xt);
+      e.resize(common.size());
+      batch_entries = e;
+      break;
+    }
   }
-  return trace::matmul(t, a, b);
+  for (auto& x : xs) {
+    const auto xt = t.type(x);
+    if (batch_shape(xt) == common) continue;
+    Shape s = common;
+    s.push_back(xt.shape()[xt.rank() - 2]);
+    s.push_back(xt.shape()[xt.rank() - 1]);
+    OptOutSharding out;
+    if (batch_entries) {
+      auto e = *batch_entries;
+      e.resize(s.size());
+      out = sharding::OutSharding{types::PartitionSpec(e)};
+    }
+    x = broadcast_to(t, x, s, out);
+  }
+  return xs;
+}
+
+ValueId matmul(Trace& t, ValueId a, ValueId b) {
+  auto ab = broadcast_batch(t, {a, b});
+  return trace::matmul(t, ab[0], ab[1]);
 }
 
 ValueId permute_rows(Trace& t, ValueId x, ValueId permutation) {

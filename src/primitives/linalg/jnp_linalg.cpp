@@ -48,16 +48,10 @@ ValueId solve(Trace& t, ValueId a, ValueId b) {
   if (vector ? bt.shape()[0] != m : bt.shape()[bt.rank() - 2] != m) shape_error();
   ValueId rhs = vector ? reshape(t, b, {m, 1}) : b;
   // Batch dims broadcast against each other (jnp.vectorize).
-  const auto rt = t.type(rhs);
-  Shape batch = broadcast_shapes("solve", {linalg::batch_shape(at), linalg::batch_shape(rt)});
-  auto full = [&](ValueId v, const ArrayType& vt) {
-    Shape s = batch;
-    s.push_back(vt.shape()[vt.rank() - 2]);
-    s.push_back(vt.shape()[vt.rank() - 1]);
-    return vt.shape() == s ? v : broadcast_to(t, v, s);
-  };
-  ValueId af = full(a, at);
-  rhs = full(rhs, rt);
+  auto both = linalg::broadcast_batch(t, {a, rhs});
+  const ValueId af = both[0];
+  rhs = both[1];
+  const Shape batch = linalg::batch_shape(t.type(af));
   auto f = lu(t, af);
   ValueId pb = linalg::permute_rows(t, rhs, f.permutation);
   ValueId y = triangular_solve(t, f.lu, pb, {.left_side = true, .lower = true, .unit_diagonal = true});
