@@ -4,10 +4,13 @@
 // their hidden Fortran lengths.
 #include "exec/lapack_kernels.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -66,6 +69,13 @@ struct Lapack<double> {
   static constexpr auto geqrf = dgeqrf_;
   static constexpr auto orgqr = dorgqr_;
 };
+
+// One OpenBLAS thread per call, as for GEMM: each device thread is its own worker, and
+// LAPACK runs on several device threads at once.
+void single_threaded_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
 
 int dim(int64_t d) {
   if (d > std::numeric_limits<int>::max()) throw std::runtime_error(fmt::format("LAPACK: a dimension of {} is too large", d));
@@ -262,6 +272,7 @@ void qr(int64_t batch, int64_t m, int64_t n, bool full_matrices, const T* in, T*
 }  // namespace
 
 void cholesky_kernel(types::DType dtype, int64_t batch, int64_t n, const void* in, void* out) {
+  single_threaded_blas();
   if (dtype == types::DType::F32) return cholesky(batch, n, static_cast<const float*>(in), static_cast<float*>(out));
   if (dtype == types::DType::F64) return cholesky(batch, n, static_cast<const double*>(in), static_cast<double*>(out));
   bad_dtype("cholesky", dtype);
@@ -269,6 +280,7 @@ void cholesky_kernel(types::DType dtype, int64_t batch, int64_t n, const void* i
 
 void lu_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, const void* a, void* out, int32_t* pivots,
                int32_t* permutation) {
+  single_threaded_blas();
   if (dtype == types::DType::F32) return lu(batch, m, n, static_cast<const float*>(a), static_cast<float*>(out), pivots, permutation);
   if (dtype == types::DType::F64) return lu(batch, m, n, static_cast<const double*>(a), static_cast<double*>(out), pivots, permutation);
   bad_dtype("lu", dtype);
@@ -276,6 +288,7 @@ void lu_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, const vo
 
 void triangular_solve_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, const TriangularSolveParams& p,
                              const void* a, const void* b, void* x) {
+  single_threaded_blas();
   if (dtype == types::DType::F32)
     return triangular_solve(batch, m, n, p, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(x));
   if (dtype == types::DType::F64)
@@ -284,12 +297,14 @@ void triangular_solve_kernel(types::DType dtype, int64_t batch, int64_t m, int64
 }
 
 void eigh_kernel(types::DType dtype, int64_t batch, int64_t n, bool lower, const void* a, void* v, void* w) {
+  single_threaded_blas();
   if (dtype == types::DType::F32) return eigh(batch, n, lower, static_cast<const float*>(a), static_cast<float*>(v), static_cast<float*>(w));
   if (dtype == types::DType::F64) return eigh(batch, n, lower, static_cast<const double*>(a), static_cast<double*>(v), static_cast<double*>(w));
   bad_dtype("eigh", dtype);
 }
 
 void svd_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, bool full_matrices, const void* a, void* s, void* u, void* vt) {
+  single_threaded_blas();
   if (dtype == types::DType::F32)
     return svd(batch, m, n, full_matrices, static_cast<const float*>(a), static_cast<float*>(s), static_cast<float*>(u), static_cast<float*>(vt));
   if (dtype == types::DType::F64)
@@ -299,6 +314,7 @@ void svd_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, bool fu
 }
 
 void qr_kernel(types::DType dtype, int64_t batch, int64_t m, int64_t n, bool full_matrices, const void* a, void* q, void* r) {
+  single_threaded_blas();
   if (dtype == types::DType::F32)
     return qr(batch, m, n, full_matrices, static_cast<const float*>(a), static_cast<float*>(q), static_cast<float*>(r));
   if (dtype == types::DType::F64)
