@@ -1,5 +1,5 @@
 // jax.numpy.linalg's decompositions and solvers (inv, solve, det, slogdet, cholesky, qr, svd,
-// eigh, eigvalsh, pinv, matrix_power) and jax.lax.linalg's primitives (cholesky, lu,
+// eigh, eigvalsh, pinv, matrix_power, matrix_rank) and jax.lax.linalg's primitives (cholesky, lu,
 // triangular_solve, eigh, svd, qr), over the primitives of primitives/linalg/.
 #include <fmt/format.h>
 
@@ -137,6 +137,15 @@ void add_jnp_decompositions(Interp& I, ModuleObj& m) {
     if (!is_none(p.get("rcond"))) rtol = float_arg(I, p.get("rcond"), "rcond");
     return apply(I, "pinv", {operand(I, p.get("a"), "jnp.linalg.pinv")}, [&](Trace& t, const std::vector<ValueId>& ids) {
       return std::vector<ValueId>{trace::pinv(t, inexact(t, ids[0]), rtol)};
+    });
+  });
+  def_jnp(m, "matrix_rank", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "matrix_rank", {"M", "rtol=", "*", "tol="});
+    std::optional<double> rtol;
+    if (!is_none(p.get("rtol"))) rtol = float_arg(I, p.get("rtol"), "rtol");
+    if (!is_none(p.get("tol"))) rtol = float_arg(I, p.get("tol"), "tol");
+    return apply(I, "matrix_rank", {operand(I, p.get("M"), "jnp.linalg.matrix_rank")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{trace::matrix_rank(t, inexact(t, ids[0]), rtol)};
     });
   });
   def_jnp(m, "matrix_power", [](Interp& I, CallArgs& a) {

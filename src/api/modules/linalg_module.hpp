@@ -5,7 +5,7 @@
 
 namespace shard::api {
 
-// inv solve det slogdet cholesky eigh eigvalsh qr svd svdvals pinv matrix_power
+// inv solve det slogdet cholesky eigh eigvalsh qr svd svdvals pinv matrix_power matrix_rank
 void add_jnp_linalg_decompositions(Interp& I, ModuleObj& m);
 void register_lax_linalg_module();
 

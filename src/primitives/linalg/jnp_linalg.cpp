@@ -149,4 +149,89 @@ EighResult jnp_eigh(Trace& t, ValueId a, bool lower, bool symmetrize_input) {
   return eigh(t, symmetrize_input ? symmetrize(t, a) : a, lower);
 }
 
+namespace {
+ValueId abs_of(Trace& t, ValueId x) { return unary(t, "abs", EwOp::Abs, x); }
+ValueId sum_of_squares(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims) {
+  return unary(t, "sqrt", EwOp::Sqrt, reduce(t, "norm", ReduceKind::Sum, ew(t, EwOp::Mul, "mul", x, x), std::move(axes), keepdims));
+}
+[[noreturn]] void norm_error(const std::string& msg) { throw types::ShardingError("ValueError", msg); }
+std::string order_text(const NormOrder& ord) {
+  if (!ord.name.empty()) return ord.name;
+  if (std::isinf(*ord.value)) return *ord.value > 0 ? "inf" : "-inf";
+  return fmt::format("{}", *ord.value);
+}
+}  // namespace
+
+ValueId norm(Trace& t, ValueId x, const NormOrder& ord, std::optional<std::vector<int64_t>> axis, bool keepdims) {
+  const auto xt = t.type(x);
+  const int64_t ndim = static_cast<int64_t>(xt.rank());
+  const bool none = !ord.value && ord.name.empty();
+  if (!axis) {
+    if (none) return sum_of_squares(t, x, {}, keepdims);
+    axis.emplace();
+    for (int64_t d = 0; d < ndim; ++d) axis->push_back(d);
+  }
+  for (auto& d : *axis) d = normalize_axis("norm", d, xt.rank());
+  if (axis->size() == 1) {  // a vector norm
+    const std::vector<int64_t> ax = *axis;
+    if (!ord.name.empty()) norm_error(fmt::format("Invalid order '{}' for vector norm.", ord.name));
+    const double p = none ? 2.0 : *ord.value;
+    if (p == 2.0) return sum_of_squares(t, x, ax, keepdims);
+    if (std::isinf(p)) return reduce(t, "norm", p > 0 ? ReduceKind::Max : ReduceKind::Min, abs_of(t, x), ax, keepdims);
+    if (p == 0) {
+      ValueId nonzero = convert(t, ew(t, EwOp::Ne, "ne", x, constant_like(t, 0, x)), {xt.dtype(), false});
+      return reduce(t, "norm", ReduceKind::Sum, nonzero, ax, keepdims);
+    }
+    if (p == 1) return reduce(t, "norm", ReduceKind::Sum, abs_of(t, x), ax, keepdims);
+    ValueId powered = ew(t, EwOp::Pow, "pow", abs_of(t, x), constant_like(t, p, x));
+    return ew(t, EwOp::Pow, "pow", reduce(t, "norm", ReduceKind::Sum, powered, ax, keepdims), constant_like(t, 1.0 / p, x));
+  }
+  if (axis->size() != 2)
+    norm_error(fmt::format("Improper number of axes for norm: axis={}. Pass one axis to compute a vector-norm, or two axes to "
+                           "compute a matrix-norm.", types::py_int_tuple(*axis)));
+  int64_t row = (*axis)[0], col = (*axis)[1];
+  if (none || ord.name == "fro" || ord.name == "f") return sum_of_squares(t, x, {row, col}, keepdims);
+  if (ord.name == "nuc" || (ord.value && std::abs(*ord.value) == 2)) {
+    ValueId m = transpose(t, x, [&] {
+      std::vector<int64_t> perm;
+      for (int64_t d = 0; d < ndim; ++d)
+        if (d != row && d != col) perm.push_back(d);
+      perm.push_back(row);
+      perm.push_back(col);
+      return perm;
+    }());
+    ValueId s = svd(t, m, false, false).s;
+    const int64_t last = static_cast<int64_t>(t.type(s).rank()) - 1;
+    const ReduceKind kind = ord.name == "nuc" ? ReduceKind::Sum : *ord.value > 0 ? ReduceKind::Max : ReduceKind::Min;
+    ValueId y = reduce(t, "norm", kind, s, {last}, false);
+    if (keepdims) y = expand_dims(t, y, {std::min(row, col), std::max(row, col)});
+    return y;
+  }
+  if (ord.value && (std::abs(*ord.value) == 1 || std::isinf(*ord.value))) {
+    // ord 1: the largest column sum (sum over rows, then max over columns); inf: the largest row sum.
+    const bool cols = std::abs(*ord.value) == 1;
+    int64_t summed = cols ? row : col, then = cols ? col : row;
+    if (!keepdims && then > summed) then -= 1;
+    const ReduceKind kind = *ord.value > 0 ? ReduceKind::Max : ReduceKind::Min;
+    return reduce(t, "norm", kind, reduce(t, "norm", ReduceKind::Sum, abs_of(t, x), {summed}, keepdims), {then}, keepdims);
+  }
+  norm_error(fmt::format("Invalid order '{}' for matrix norm.", order_text(ord)));
+}
+
+ValueId matrix_rank(Trace& t, ValueId a, std::optional<double> rtol) {
+  const auto at = t.type(a);
+  if (at.rank() < 2) {  // a vector or scalar: rank 1 unless all zero
+    ValueId any = reduce(t, "matrix_rank", ReduceKind::Max, convert(t, ew(t, EwOp::Ne, "ne", a, constant_like(t, 0, a)), {DType::I32, false}), {}, false);
+    return any;
+  }
+  const int64_t m = at.shape()[at.rank() - 2], n = at.shape()[at.rank() - 1];
+  const double eps = at.dtype() == DType::F64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
+  const double tol = rtol ? *rtol : static_cast<double>(std::max(m, n)) * eps;
+  ValueId s = svd(t, a, false, false).s;
+  const int64_t last = static_cast<int64_t>(t.type(s).rank()) - 1;
+  ValueId largest = reduce(t, "matrix_rank", ReduceKind::Max, s, {last}, true);
+  ValueId above = ew(t, EwOp::Gt, "gt", s, ew(t, EwOp::Mul, "mul", largest, constant_like(t, tol, s)));
+  return reduce(t, "matrix_rank", ReduceKind::Sum, convert(t, above, {DType::I32, false}), {last}, false);
+}
+
 }  // namespace shard::trace

@@ -94,6 +94,17 @@ ValueId matrix_power(Trace& t, ValueId a, int64_t n);
 ValueId jnp_cholesky(Trace& t, ValueId a, bool upper, bool symmetrize_input);
 // eigh of the symmetrized input: (eigenvalues, eigenvectors).
 EighResult jnp_eigh(Trace& t, ValueId a, bool lower, bool symmetrize_input);
+// jnp.linalg.norm: `ord` is None (nullopt, with ord_name empty), a number, or a name ('fro',
+// 'nuc', 'f'); `axis` None (all dims when ord is None, else the vector or matrix of a rank-1
+// or rank-2 x), one dim (a vector norm) or two (a matrix norm; 2, -2 and 'nuc' by svd).
+struct NormOrder {
+  std::optional<double> value;
+  std::string name;  // 'fro', 'f' or 'nuc' when given as a string
+};
+ValueId norm(Trace& t, ValueId x, const NormOrder& ord, std::optional<std::vector<int64_t>> axis, bool keepdims);
+// jnp.linalg.matrix_rank: the singular values above rtol * the largest (default
+// max(m, n) * eps), counted.
+ValueId matrix_rank(Trace& t, ValueId a, std::optional<double> rtol);
 // (a + a^T) / 2
 ValueId symmetrize(Trace& t, ValueId a);
 

@@ -159,6 +159,21 @@ add("lax cholesky", "jax.lax.linalg.cholesky(S)", lambda x: np.linalg.cholesky(x
 add("lax eigh (v, w)", "jax.lax.linalg.eigh(S)[1]", lambda x: np.linalg.eigh(x["S"])[0])
 add("lax qr", "(lambda f: f[0] @ f[1])(jax.lax.linalg.qr(T, full_matrices=False))", lambda x: x["T"])
 add("lax svd", "jax.lax.linalg.svd(T)[1]", lambda x: np.linalg.svd(x["T"], compute_uv=False))
+nrm = np.linalg.norm
+for o in ["None", "'fro'", "'nuc'", "1", "-1", "2", "-2", "jnp.inf", "-jnp.inf"]:
+    no = eval(o.replace("jnp.", "np."))
+    add(f"norm matrix ord={o}", f"jnp.linalg.norm(T, ord={o})", lambda x, no=no: nrm(x["T"], ord=no))
+    add(f"norm batched ord={o} keepdims", f"jnp.linalg.norm(AB, ord={o}, axis=(2, 1), keepdims=True)",
+        lambda x, no=no: nrm(x["AB"], ord=no, axis=(2, 1), keepdims=True))
+for o in ["None", "0", "1", "2", "3", "0.5", "jnp.inf", "-jnp.inf"]:
+    no = eval(o.replace("jnp.", "np."))
+    add(f"norm vector ord={o}", f"jnp.linalg.norm(b, ord={o})", lambda x, no=no: nrm(x["b"], ord=no))
+    add(f"norm rows ord={o}", f"jnp.linalg.norm(T, ord={o}, axis=1)", lambda x, no=no: nrm(x["T"], ord=no, axis=1))
+add("norm all dims", "jnp.linalg.norm(AB)", lambda x: nrm(x["AB"].ravel()))
+add("matrix_rank", "jnp.linalg.matrix_rank(T)", lambda x: np.int32(4), "exact")
+add("matrix_rank deficient", "jnp.linalg.matrix_rank(jnp.outer(jnp.arange(1.0, 5.0), jnp.arange(3.0)))", lambda x: np.int32(1), "exact")
+add("matrix_rank batched", "jnp.linalg.matrix_rank(AB)", lambda x: np.full(8, 4, np.int32), "exact")
+add("matrix_rank vector", "jnp.linalg.matrix_rank(b)", lambda x: np.int32(1), "exact")
 # jit and vmap
 add("jit solve", "jax.jit(jnp.linalg.solve)(AB, BB)", lambda x: np.linalg.solve(x["AB"], x["BB"]))
 add("jit inv det", "jax.jit(lambda a: jnp.linalg.inv(a) * jnp.linalg.det(a)[..., None, None])(AB)",
@@ -215,6 +230,8 @@ grad_case("grad qr r", "T", "lambda t: (lambda r: r * jnp.sign(jnp.diagonal(r))[
 grad_case("grad svd values", "T", "lambda t: jnp.linalg.svd(t, compute_uv=False)", lambda t: np.linalg.svd(t, compute_uv=False))
 grad_case("grad pinv", "T", "lambda t: jnp.linalg.pinv(t)", np.linalg.pinv, 5e-3)
 grad_case("grad matrix_power", "A", "lambda a: jnp.linalg.matrix_power(a, 3)", lambda a: np.linalg.matrix_power(a, 3))
+grad_case("grad norm nuc", "T", "lambda t: jnp.linalg.norm(t, ord='nuc')", lambda t: nrm(t, ord="nuc"))
+grad_case("grad norm 3", "T", "lambda t: jnp.linalg.norm(t, ord=3, axis=0)", lambda t: nrm(t, ord=3, axis=0))
 grad_case("grad jit inv", "A", "jax.jit(lambda a: jnp.linalg.inv(a))", inv)
 grad_case("grad vmap det", "AB", "jax.vmap(jnp.linalg.det)", det)
 
