@@ -137,6 +137,8 @@ ValueId diagonal(Trace& t, ValueId x) {
 }
 
 std::vector<ValueId> broadcast_batch(Trace& t, std::vector<ValueId> xs) {
+  for (auto x : xs)
+    if (t.type(x).rank() < 2) return xs;  // not matrices: the primitive's shape check says so
   std::vector<Shape> batches;
   for (auto x : xs) batches.push_back(batch_shape(t.type(x)));
   const Shape common = broadcast_shapes("broadcast_batch", batches);

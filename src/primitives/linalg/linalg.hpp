@@ -64,8 +64,9 @@ ValueId triu(Trace& t, ValueId x, int64_t k = 0);
 ValueId eye_like(Trace& t, ValueId x, int64_t n);
 // The diagonal of the last two dims: shape batch + (min(m, n),), by a mask and a sum (linear).
 ValueId diagonal(Trace& t, ValueId x);
-// The operands (each of rank >= 2) with their batch dims broadcast to a common shape; a
-// broadcast operand takes the batch sharding of one that has the whole batch.
+// The operands with their batch dims broadcast to a common shape; a broadcast operand takes
+// the batch sharding of one that has the whole batch. Operands of rank < 2 are returned as
+// they are.
 std::vector<ValueId> broadcast_batch(Trace& t, std::vector<ValueId> xs);
 // Batched matrix products over the last two dims, batch dims broadcast.
 ValueId matmul(Trace& t, ValueId a, ValueId b);

@@ -174,6 +174,37 @@ add("matrix_rank", "jnp.linalg.matrix_rank(T)", lambda x: np.int32(4), "exact")
 add("matrix_rank deficient", "jnp.linalg.matrix_rank(jnp.outer(jnp.arange(1.0, 5.0), jnp.arange(3.0)))", lambda x: np.int32(1), "exact")
 add("matrix_rank batched", "jnp.linalg.matrix_rank(AB)", lambda x: np.full(8, 4, np.int32), "exact")
 add("matrix_rank vector", "jnp.linalg.matrix_rank(b)", lambda x: np.int32(1), "exact")
+# jax.scipy.linalg
+def np_scipy_lu(a):
+    lu, _, perm = np_lu(a)
+    m, n = a.shape
+    k = min(m, n)
+    p = np.zeros((m, m))
+    p[perm, np.arange(m)] = 1
+    return p, np.tril(lu, -1)[:, :k] + np.eye(m, k), np.triu(lu)[:k, :]
+add("scipy solve_triangular", "jax.scipy.linalg.solve_triangular(L, B, lower=True)", lambda x: np.linalg.solve(x["L"], x["B"]))
+add("scipy solve_triangular upper trans", "jax.scipy.linalg.solve_triangular(L.T, b, trans='T')", lambda x: np.linalg.solve(x["L"], x["b"]))
+add("scipy solve_triangular trans=1 lower", "jax.scipy.linalg.solve_triangular(L, BB, trans=1, lower=True)",
+    lambda x: np.linalg.solve(x["L"].T, x["BB"]))
+add("scipy cholesky upper", "jax.scipy.linalg.cholesky(S)", lambda x: np.linalg.cholesky(x["S"]).T)
+add("scipy cholesky lower", "jax.scipy.linalg.cholesky(SB, lower=True)", lambda x: np.linalg.cholesky(x["SB"]))
+add("scipy cho_solve", "jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(S), S[:, :2])", lambda x: np.linalg.solve(x["S"], x["S"][:, :2]))
+add("scipy cho_solve lower vector", "jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(SB[0], lower=True), b)",
+    lambda x: np.linalg.solve(x["SB"][0], x["b"]))
+add("scipy lu p", "jax.scipy.linalg.lu(N)[0]", lambda x: np_scipy_lu(x["N"])[0], "exact_float")
+add("scipy lu l", "jax.scipy.linalg.lu(N)[1]", lambda x: np_scipy_lu(x["N"])[1], 1e-3)
+add("scipy lu u", "jax.scipy.linalg.lu(N)[2]", lambda x: np_scipy_lu(x["N"])[2], 1e-3)
+add("scipy lu tall plu", "(lambda f: f[0] @ f[1] @ f[2])(jax.scipy.linalg.lu(T))", lambda x: x["T"])
+add("scipy lu wide plu", "(lambda f: f[0] @ f[1] @ f[2])(jax.scipy.linalg.lu(W))", lambda x: x["W"])
+add("scipy lu permute_l", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.lu(N, permute_l=True))", lambda x: x["N"])
+add("scipy det inv", "jax.scipy.linalg.det(A) * jax.scipy.linalg.inv(A)", lambda x: det(x["A"]) * inv(x["A"]), 1e-3)
+add("scipy solve gen", "jax.scipy.linalg.solve(N, N[0])", lambda x: np.linalg.solve(x["N"], x["N"][0]), 2e-3)
+add("scipy solve pos", "jax.scipy.linalg.solve(S, S[0], assume_a='pos')", lambda x: np.linalg.solve(x["S"], x["S"][0]))
+add("scipy eigh eigvals_only", "jax.scipy.linalg.eigh(S, eigvals_only=True)", lambda x: np.linalg.eigh(x["S"])[0])
+add("scipy svd", "jax.scipy.linalg.svd(T)[1]", lambda x: np.linalg.svd(x["T"], compute_uv=False))
+add("scipy qr economic", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.qr(T, mode='economic'))", lambda x: x["T"])
+add("scipy qr full shape", "jnp.array(jax.scipy.linalg.qr(T)[0].shape)", lambda x: np.array([6, 6], np.int32), "exact")
+add("scipy qr r", "jnp.abs(jax.scipy.linalg.qr(T, mode='r')[0])", lambda x: np.abs(np.linalg.qr(x["T"], mode="complete")[1]))
 # jit and vmap
 add("jit solve", "jax.jit(jnp.linalg.solve)(AB, BB)", lambda x: np.linalg.solve(x["AB"], x["BB"]))
 add("jit inv det", "jax.jit(lambda a: jnp.linalg.inv(a) * jnp.linalg.det(a)[..., None, None])(AB)",
@@ -284,6 +315,8 @@ def compare(out, ref, tol):
     ref = np.asarray(ref)
     if out.shape != ref.shape:
         return f"shape {out.shape}, expected {ref.shape}"
+    if tol == "exact_float":  # exact values of a float32 result
+        return None if out.dtype == np.float32 and np.array_equal(out, ref) else f"got {out.dtype} {out.ravel()[:8]}, expected {ref.ravel()[:8]}"
     if tol == "exact":
         return None if np.array_equal(out, ref) else f"values differ: got {out.ravel()[:8]}, expected {ref.ravel()[:8]}"
     if out.dtype != np.float32:
