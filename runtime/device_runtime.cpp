@@ -3,6 +3,7 @@
 #include "runtime/device_buffer.hpp"
 #include "runtime/process_layout.hpp"
 
+#include <atomic>
 #include <deque>
 #include <stdexcept>
 
@@ -10,6 +11,7 @@ namespace shard::runtime {
 
 namespace {
 thread_local int tls_device = -1;
+std::atomic<bool> g_running[kMaxDevices];
 
 // Counts down device completions for one launch; the host waits on it.
 struct LaunchLatch {
@@ -94,6 +96,7 @@ void DeviceRuntime::launch(const std::vector<int>& devices, const std::function<
   LaunchLatch latch;
   latch.pending = static_cast<int>(local.size());
   latch.errors.resize(local.size());
+  for (int d : local) g_running[d].store(true, std::memory_order_release);
   for (size_t slot = 0; slot < local.size(); ++slot) {
     int d = local[slot];
     threads_[d - first_device_]->post([&latch, &fn, d, slot] {
@@ -103,6 +106,7 @@ void DeviceRuntime::launch(const std::vector<int>& devices, const std::function<
       } catch (...) {
         err = std::current_exception();
       }
+      g_running[d].store(false, std::memory_order_release);
       latch.done(slot, err);
     });
   }
@@ -116,6 +120,22 @@ void DeviceRuntime::launch_all(const std::function<void(int)>& fn) {
   for (int i = 0; i < local_size(); ++i) all[i] = first_device_ + i;
   launch(all, fn);
 }
+
+namespace {
+volatile int g_cancel = 0;  // a plain int: written from a signal handler, read by compiled code
+}
+
+bool device_running(int device) {
+  return device >= 0 && device < kMaxDevices && g_running[device].load(std::memory_order_acquire);
+}
+
+void request_cancel() { g_cancel = 1; }
+bool cancel_requested() { return g_cancel != 0; }
+void clear_cancel() { g_cancel = 0; }
+void throw_if_cancelled() {
+  if (g_cancel) throw Interrupted();
+}
+const volatile int* cancel_flag_address() { return &g_cancel; }
 
 namespace {
 std::mutex g_mu;

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,6 +51,25 @@ class DeviceRuntime {
   int first_device_ = 0;
   int num_global_ = 0;
 };
+
+// Interrupts (Ctrl-C): the CLI's SIGINT handler requests a cancel (async-signal-safe); device
+// code polls it — between steps, on every iteration of a loop, while waiting at a collective —
+// and stops with Interrupted, which the host turns into KeyboardInterrupt. The host clears it
+// when it raises.
+struct Interrupted : std::runtime_error {
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+void request_cancel();
+bool cancel_requested();
+void clear_cancel();
+void throw_if_cancelled();
+// The flag itself, for compiled loops that poll it (nonzero: stop).
+const volatile int* cancel_flag_address();
+
+// Whether a device of this process is running a launched task (set for every device of a
+// launch before any starts): a collective waiting for a device that is not has waited for a
+// device that finished its program without executing it.
+bool device_running(int device);
 
 // The process-wide runtime, created on first use with `n` local devices placed by the process
 // layout (later calls pass 0 to mean "whatever exists"). Device count comes from --devices /

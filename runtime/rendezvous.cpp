@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <sched.h>
+
+#include <algorithm>
+
+#include "runtime/device_runtime.hpp"
+
 namespace shard::runtime {
 
 CollectiveRendezvous::CollectiveRendezvous(std::vector<int> devices, std::chrono::milliseconds timeout)
@@ -10,7 +16,45 @@ CollectiveRendezvous::CollectiveRendezvous(std::vector<int> devices, std::chrono
 
 void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64_t target, int rank,
                                       const std::string& what, const char* stage) {
-  bool ok = cv_.wait_for(lock, timeout_, [&] { return phase_ >= target || !broken_.empty(); });
+  // First yield for a short while: the others usually come within microseconds, and a
+  // condition-variable sleep and wake-up costs tens of them (8 device threads on 2 cores: yielding
+  // lets them run). The phase is re-read under the lock below.
+  lock.unlock();
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+  for (int i = 0; phase_seen_.load(std::memory_order_acquire) < target; ++i) {
+    if ((i & 15) == 15 && std::chrono::steady_clock::now() >= spin_until) break;
+    sched_yield();
+  }
+  lock.lock();
+  // Arrivals wait in slices so that Ctrl-C (runtime::request_cancel) can withdraw them: the
+  // round is then as if this rank had not come, and the rendezvous stays usable.
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  bool ok = false;
+  for (;;) {
+    const auto slice = std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50),
+                                                                      deadline - std::chrono::steady_clock::now());
+    ok = cv_.wait_for(lock, std::max<std::chrono::steady_clock::duration>(slice, {}),
+                      [&] { return phase_ >= target || !broken_.empty(); });
+    if (ok || std::chrono::steady_clock::now() >= deadline) break;
+    if (stage[0] == 'a' && cancel_requested()) {
+      present_[rank] = false;
+      --count_;
+      throw Interrupted();
+    }
+    // A missing device of this process that is no longer running has finished its program
+    // without this collective (a per-device predicate skipped it, say): say so now, not after
+    // the timeout. (Devices of other processes are watched by runtime/mpi_transport.)
+    if (stage[0] == 'a' && DeviceRuntime::current_device() >= 0)
+      for (size_t r = 0; r < devices_.size(); ++r)
+        if (!present_[r] && phase_ < target && !device_running(devices_[r])) {
+          broken_ = fmt::format(
+              "collective mismatch: device {} reached `{}` but device {} finished its program without executing it "
+              "(a collective must be executed by every device of its group, in the same order)",
+              devices_[rank], what, devices_[r]);
+          cv_.notify_all();
+          throw CollectiveError(broken_);
+        }
+  }
   if (!broken_.empty()) throw CollectiveError(broken_);
   if (ok) return;
   std::vector<std::string> missing;
@@ -41,6 +85,7 @@ std::vector<void*> CollectiveRendezvous::arrive(int rank, const std::string& wha
       }
     count_ = 0;
     ++phase_;  // odd: departures
+    phase_seen_.store(phase_, std::memory_order_release);
     cv_.notify_all();
   } else {
     wait_phase(lock, my_phase + 1, rank, what, "arrive");
@@ -62,6 +107,7 @@ void CollectiveRendezvous::depart(int rank) {
   if (++count_ == size()) {
     count_ = 0;
     ++phase_;  // even: next round
+    phase_seen_.store(phase_, std::memory_order_release);
     cv_.notify_all();
   } else {
     wait_phase(lock, my_phase + 1, rank, what_[rank], "depart");

@@ -5,6 +5,7 @@
 // Devices that disagree on the description get an error naming both sides; a participant
 // that never arrives turns into a timeout error, never a hang.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -39,6 +40,7 @@ class CollectiveRendezvous {
   std::mutex mu_;
   std::condition_variable cv_;
   uint64_t phase_ = 0;  // even: collecting arrivals; odd: collecting departures
+  std::atomic<uint64_t> phase_seen_{0};  // phase_, readable without the lock (waiters yield on it)
   int count_ = 0;
   std::vector<std::string> what_;
   std::vector<void*> data_;

@@ -90,7 +90,9 @@ done
 run_oracle "REPL (tmux session, piped stdin)" bash tests/repl/run_oracle.sh "$shard"
 run_oracle "--time-passes (timings: checked by shape)" bash tests/cli/run_time_passes_check.sh "$shard"
 run_oracle "bad arguments are said, not ignored" bash tests/cli/run_bad_arguments_check.sh "$shard"
+run_oracle "Ctrl-C: KeyboardInterrupt, and devices stop" bash tests/cli/run_interrupt_check.sh "$shard"
 run_oracle "embedding API example" "$BUILD/examples/embed/embed_example"
+run_oracle "libshard installed: SONAME, exported symbols, pkg-config" bash tests/embed/run_installed_check.sh "$BUILD"
 run_oracle "multiple processes (mpirun -np 2 and 4) vs one process; faults" bash tests/multiprocess/run.sh "$shard"
 
 echo "$passed passed, $failed failed"

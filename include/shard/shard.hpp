@@ -19,10 +19,18 @@
 #include <string>
 #include <vector>
 
+// libshard exports only what this header declares (the library is built with hidden
+// visibility and without the symbols of the static libraries inside it).
+#if defined(_WIN32)
+#define SHARD_API
+#else
+#define SHARD_API __attribute__((visibility("default")))
+#endif
+
 namespace shard {
 
 // A Python exception (or an interpreter failure) raised by an embedding call.
-class Error : public std::runtime_error {
+class SHARD_API Error : public std::runtime_error {
  public:
   Error(const std::string& formatted, std::string type) : std::runtime_error(formatted), type_(std::move(type)) {}
   // The Python exception type: "TypeError", "ZeroDivisionError", ... ("InternalError" for
@@ -82,7 +90,7 @@ class Interpreter;
 
 // A Python value held by an Interpreter (an array, a function, a number...). Copies share
 // the value; it keeps its interpreter alive.
-class Value {
+class SHARD_API Value {
  public:
   Value();
   ~Value();
@@ -110,7 +118,7 @@ class Value {
   std::shared_ptr<Impl> impl_;
 };
 
-class Interpreter {
+class SHARD_API Interpreter {
  public:
   // `devices` simulated devices (the process's count is fixed by the first Interpreter; a
   // later one asking for another count throws). `module_path`: directories searched by

@@ -1,4 +1,5 @@
 #include "cli/repl_session.hpp"
+#include "runtime/device_runtime.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -50,8 +51,12 @@ void flush_stdout() {
 }  // namespace
 
 void repl_on_sigint() {
-  if (g_computing.load()) interp::request_interrupt();
-  else g_prompt_interrupt = 1;
+  if (g_computing.load()) {
+    interp::request_interrupt();
+    runtime::request_cancel();  // and stop the devices (an endless jitted while_loop, say)
+  } else {
+    g_prompt_interrupt = 1;
+  }
 }
 
 bool take_prompt_interrupt() {

@@ -1,4 +1,7 @@
 #include "cli/run_program.hpp"
+#include "runtime/device_runtime.hpp"
+
+#include <csignal>
 
 #include <unistd.h>
 
@@ -120,7 +123,25 @@ int report_uncaught(Interp& I, const PyError& e) {
     text = "error: an exception was raised while formatting an uncaught exception\n";
   }
   write_stderr(text);
+  // CPython ends an interrupted program as killed by SIGINT: status 130 in the shell.
+  if (e.exc && e.exc->cls && e.exc->cls->name == "KeyboardInterrupt") return 128 + SIGINT;
   return kExitError;
+}
+
+namespace {
+// Ctrl-C: the program raises KeyboardInterrupt at its next loop iteration or call, and the
+// devices stop at their next step, loop iteration or collective wait (runtime::request_cancel).
+void on_sigint(int) {
+  interp::request_interrupt();
+  runtime::request_cancel();
+}
+}  // namespace
+
+void install_program_sigint_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
 }
 
 std::vector<std::string> module_path_for(const std::string& script_dir) {
@@ -230,6 +251,7 @@ int run_program(const CliOptions& o) {
     set_exec_options(o);
     ExitReports reports(o);
     Interp I(opts);
+    install_program_sigint_handler();
     try {
       if (o.mode == Mode::Script) I.run_file(o.script);
       else I.run_source(name, text);

@@ -50,4 +50,8 @@ int report_internal_error(const std::string& what);
 // exits 70 instead of dumping core.
 void install_crash_handlers();
 
+// SIGINT raises KeyboardInterrupt in the program and stops the devices (scripts; the REPL has
+// its own handler).
+void install_program_sigint_handler();
+
 }  // namespace shard::cli

@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 
+#include "codegen/loop_builder.hpp"
+#include "codegen/row_reduce_kernel.hpp"
 #include "codegen/scalar_ops.hpp"
+#include "codegen/transpose_tile.hpp"
 #include "jit/kernel_jit.hpp"
 #include "jit/llvm_headers.hpp"
 
@@ -21,8 +25,10 @@ std::string ElementwiseKernel::signature() const {
     if (n.op == EwOp::Input) s += fmt::format("#{}", n.input);
     if (n.op == EwOp::Const || n.op == EwOp::IntegerPow) s += fmt::format("={:a}", n.const_value);
     for (int a : n.args) s += fmt::format(",{}", a);
+    if (n.reduces_row) s += "/row";
   }
   s += fmt::format("|out:{}:{}@{}", fmt::join(outputs, ","), fmt::join(out_strides, ","), out_offset);
+  if (rows) s += columns ? "|columns" : "|rows";
   return s;
 }
 
@@ -66,19 +72,68 @@ LoopShape collapse_dims(const ElementwiseKernel& k) {
   return ls;
 }
 
-llvm::Type* storage_type(llvm::LLVMContext& c, types::DType t) {
-  switch (t) {
-    case types::DType::Bool: return llvm::Type::getInt8Ty(c);
-    case types::DType::U8: return llvm::Type::getInt8Ty(c);
-    case types::DType::U16: return llvm::Type::getInt16Ty(c);
-    case types::DType::I32: case types::DType::U32: return llvm::Type::getInt32Ty(c);
-    case types::DType::I64: return llvm::Type::getInt64Ty(c);
-    case types::DType::F32: return llvm::Type::getFloatTy(c);
-    case types::DType::F64: return llvm::Type::getDoubleTy(c);
-    case types::DType::F16: return llvm::Type::getHalfTy(c);
-    case types::DType::BF16: return llvm::Type::getBFloatTy(c);
+// Where the loop nest stands: per input its base pointer, element offset and strides (a
+// transposed input staged in a tile buffer is read through the buffer's), and the output
+// offset.
+struct Cursor {
+  std::vector<llvm::Value*> base;
+  std::vector<llvm::Value*> offset;
+  std::vector<std::vector<int64_t>> strides;  // [input][dim]
+  llvm::Value* out = nullptr;
+};
+
+// A loop over [lo, hi) of one collapsed dim, by `step`.
+struct Range {
+  size_t dim;
+  int64_t lo, hi, step = 1;
+  unsigned vector_width = 0;  // > 0: widen this loop by exactly that many lanes (a tile row)
+};
+
+// A transpose among the inputs: dim `tile_dim` is contiguous in some input that walks the
+// output's contiguous last dim with a large stride. The (tile_dim, last) plane is then walked
+// in square tiles that fit in L1, so neither side streams across memory one element per
+// cache line; inputs listed in `staged` are transposed tile by tile in registers.
+constexpr int64_t kBlock = 256;  // elements along each side of a block of tiles (a multiple of every tile edge)
+
+struct TilePlan {
+  size_t tile_dim = 0;
+  int64_t size = 0;  // tile edge (0: no tiling)
+  std::vector<size_t> staged;
+};
+
+TilePlan plan_tiles(const LoopShape& ls, const ElementwiseKernel& k) {
+  TilePlan plan;
+  const size_t rank = ls.extent.size();
+  if (rank < 2 || ls.out_strides.back() != 1) return plan;
+  for (size_t i = 0; i < k.inputs.size() && !plan.size; ++i) {
+    const int64_t s = ls.in_strides[i].back();
+    if (s == 0 || s == 1 || s == -1) continue;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      if (ls.in_strides[i][d] == 1 && ls.extent[d] > 1) {
+        plan.tile_dim = d;
+        plan.size = 16;
+        break;
+      }
   }
-  return nullptr;
+  if (!plan.size) return plan;
+  // Shuffle staging needs one element per lane of a 64-byte register, N lanes and N rows.
+  for (size_t i = 0; i < k.inputs.size(); ++i) {
+    const int64_t s = ls.in_strides[i].back();
+    const size_t esz = types::dtype_size(k.inputs[i].dtype);
+    if (s == 0 || s == 1 || ls.in_strides[i][plan.tile_dim] != 1 || (esz != 4 && esz != 8)) continue;
+    plan.staged.push_back(i);
+  }
+  if (!plan.staged.empty()) {
+    // One tile edge for all staged inputs: the narrowest element decides (16 floats, 8 doubles).
+    size_t widest = 0;
+    for (size_t i : plan.staged) widest = std::max(widest, types::dtype_size(k.inputs[i].dtype));
+    plan.size = 64 / static_cast<int64_t>(widest);
+    std::vector<size_t> same_width;
+    for (size_t i : plan.staged)
+      if (types::dtype_size(k.inputs[i].dtype) == widest) same_width.push_back(i);
+    plan.staged = same_width;
+  }
+  return plan;
 }
 
 class EwEmitter {
@@ -117,49 +172,120 @@ class EwEmitter {
     fn_ = impl;
     auto* entry = llvm::BasicBlock::Create(c_, "entry", impl);
     b_.SetInsertPoint(entry);
-    std::vector<llvm::Value*> in_off;
-    for (auto& in : k_.inputs) in_off.push_back(b_.getInt64(in.offset));
-    llvm::Value* out_off = b_.getInt64(k_.out_offset);
-    emit_loops(ls, 0, in_off, out_off);
+    ls_ = ls;
+    Cursor at;
+    for (size_t i = 0; i < nin; ++i) {
+      at.base.push_back(impl->getArg(i));
+      at.offset.push_back(b_.getInt64(k_.inputs[i].offset));
+      at.strides.push_back(ls.in_strides[i]);
+    }
+    at.out = b_.getInt64(k_.out_offset);
+    plan_ = plan_tiles(ls, k_);
+    if (plan_.size) {
+      emit_tiled(at);
+    } else {
+      std::vector<Range> all;
+      for (size_t d = 0; d < ls.extent.size(); ++d) all.push_back({d, 0, ls.extent[d]});
+      loops(all, 0, at, [&](const Cursor& c) { emit_body(c); });
+    }
     b_.CreateRetVoid();
     return impl;
   }
 
  private:
-  // Emits the loop over dim `d` (or the body when d == rank); offsets are in elements.
-  void emit_loops(const LoopShape& ls, size_t d, std::vector<llvm::Value*> in_off, llvm::Value* out_off) {
-    if (d == ls.extent.size()) {
-      emit_body(in_off, out_off);
-      return;
-    }
-    auto* i64 = b_.getInt64Ty();
-    auto* pre = b_.GetInsertBlock();
-    auto* body = llvm::BasicBlock::Create(c_, fmt::format("loop{}", d), fn_);
-    auto* exit = llvm::BasicBlock::Create(c_, fmt::format("exit{}", d), fn_);
-    b_.CreateBr(body);
-    b_.SetInsertPoint(body);
-    auto* iv = b_.CreatePHI(i64, 2, fmt::format("i{}", d));
-    iv->addIncoming(b_.getInt64(0), pre);
-    std::vector<llvm::Value*> inner_in(in_off.size());
-    for (size_t i = 0; i < in_off.size(); ++i)
-      inner_in[i] = ls.in_strides[i][d] == 0 ? in_off[i]
-                                              : b_.CreateAdd(in_off[i], b_.CreateMul(iv, b_.getInt64(ls.in_strides[i][d])));
-    auto* inner_out = b_.CreateAdd(out_off, b_.CreateMul(iv, b_.getInt64(ls.out_strides[d])));
-    emit_loops(ls, d + 1, inner_in, inner_out);
-    auto* next = b_.CreateAdd(iv, b_.getInt64(1), "", true, true);
-    iv->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(ls.extent[d])), body, exit);
-    b_.SetInsertPoint(exit);
+  using Leaf = std::function<void(const Cursor&)>;
+
+  // The loops of ranges[r..] around `leaf`; offsets are in elements.
+  void loops(const std::vector<Range>& ranges, size_t r, const Cursor& at, const Leaf& leaf) {
+    if (r == ranges.size()) return leaf(at);
+    const Range& range = ranges[r];
+    if (range.lo >= range.hi) return;
+    auto* back = counted_loop(b_, b_.getInt64(range.lo), b_.getInt64(range.hi), range.step, fmt::format("loop{}", range.dim), [&](llvm::Value* iv) {
+      Cursor inner = at;
+      for (size_t i = 0; i < at.offset.size(); ++i) {
+        const int64_t s = at.strides[i][range.dim];
+        if (s != 0) inner.offset[i] = b_.CreateAdd(at.offset[i], b_.CreateMul(iv, b_.getInt64(s)));
+      }
+      inner.out = b_.CreateAdd(at.out, b_.CreateMul(iv, b_.getInt64(ls_.out_strides[range.dim])));
+      loops(ranges, r + 1, inner, leaf);
+    });
+    if (range.vector_width) vectorise_as_is(back, range.vector_width);
   }
 
-  void emit_body(const std::vector<llvm::Value*>& in_off, llvm::Value* out_off) {
+  // The other dims outside; the (tile_dim, last) plane as whole tiles, then its two edges.
+  void emit_tiled(const Cursor& at) {
+    const size_t last = ls_.extent.size() - 1, t = plan_.tile_dim;
+    const int64_t n = plan_.size;
+    const int64_t rows = ls_.extent[t], cols = ls_.extent[last];
+    const int64_t full_rows = rows - rows % n, full_cols = cols - cols % n;
+    std::vector<Range> outer;
+    for (size_t d = 0; d < last; ++d)
+      if (d != t) outer.push_back({d, 0, ls_.extent[d]});
+    // Tile buffers live in the entry block (one per staged input, reused by every tile).
+    std::vector<llvm::Value*> buffers;
+    {
+      llvm::IRBuilder<>::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      for (size_t i : plan_.staged) {
+        auto* a = b_.CreateAlloca(storage_type(c_, k_.inputs[i].dtype), b_.getInt64(n * n));
+        a->setAlignment(llvm::Align(64));
+        buffers.push_back(a);
+      }
+    }
+    loops(outer, 0, at, [&](const Cursor& plane) {
+      // Tiles in blocks of kBlock x kBlock elements: a block touches kBlock source rows and
+      // kBlock result rows, few enough pages for the TLB, and each page serves many tiles
+      // (swept plane-wide, every tile would touch a fresh page on both sides). Inside a block
+      // consecutive tiles step along tile_dim: each reads the next cache line of the same
+      // source rows, which the prefetchers see as a few sequential streams (measured: 6.3 ms
+      // against 8.5 ms the other way round for a 4096x4096 float32 a.T + 1 on 2 devices).
+      const int64_t block_rows = full_rows - full_rows % kBlock, block_cols = full_cols - full_cols % kBlock;
+      auto tile = [&](const Cursor& c) { emit_tile(c, buffers); };
+      loops({{t, 0, block_rows, kBlock}, {last, 0, block_cols, kBlock}, {last, 0, kBlock, n}, {t, 0, kBlock, n}}, 0, plane, tile);
+      loops({{t, block_rows, full_rows, n}, {last, 0, full_cols, n}}, 0, plane, tile);
+      loops({{t, 0, block_rows, n}, {last, block_cols, full_cols, n}}, 0, plane, tile);
+      auto body = [&](const Cursor& c) { emit_body(c); };
+      loops({{t, full_rows, rows}, {last, 0, cols}}, 0, plane, body);
+      loops({{t, 0, full_rows}, {last, full_cols, cols}}, 0, plane, body);
+    });
+  }
+
+  // One n x n tile at `tile`: staged inputs are loaded as n vectors along tile_dim,
+  // transposed in registers into their buffers, and read from there by the tile's loops.
+  void emit_tile(const Cursor& tile, const std::vector<llvm::Value*>& buffers) {
+    const size_t last = ls_.extent.size() - 1, t = plan_.tile_dim;
+    const int64_t n = plan_.size;
+    Cursor inner = tile;
+    for (size_t s = 0; s < plan_.staged.size(); ++s) {
+      const size_t i = plan_.staged[s];
+      auto* st = storage_type(c_, k_.inputs[i].dtype);
+      auto* vty = llvm::FixedVectorType::get(st, static_cast<unsigned>(n));
+      const llvm::Align align(types::dtype_size(k_.inputs[i].dtype));
+      std::vector<llvm::Value*> vecs;
+      for (int64_t j = 0; j < n; ++j) {
+        auto* off = b_.CreateAdd(tile.offset[i], b_.getInt64(j * tile.strides[i][last]));
+        vecs.push_back(b_.CreateAlignedLoad(vty, b_.CreateGEP(st, tile.base[i], off), align));
+      }
+      vecs = transpose_square(b_, std::move(vecs));
+      for (int64_t r = 0; r < n; ++r)
+        b_.CreateAlignedStore(vecs[r], b_.CreateGEP(st, buffers[s], b_.getInt64(r * n)), llvm::Align(64));
+      inner.base[i] = buffers[s];
+      inner.offset[i] = b_.getInt64(0);
+      inner.strides[i].assign(ls_.extent.size(), 0);
+      inner.strides[i][t] = n;
+      inner.strides[i][last] = 1;
+    }
+    loops({{t, 0, n}, {last, 0, n, 1, static_cast<unsigned>(n)}}, 0, inner, [&](const Cursor& c) { emit_body(c); });
+  }
+
+  void emit_body(const Cursor& at) {
     std::vector<llvm::Value*> vals(k_.nodes.size());
     ScalarOps ops(b_, mh_.module());
     for (size_t n = 0; n < k_.nodes.size(); ++n) {
       const EwNode& node = k_.nodes[n];
       if (node.op == EwOp::Input) {
         auto dt = k_.inputs[node.input].dtype;
-        auto* p = b_.CreateGEP(storage_type(c_, dt), fn_->getArg(node.input), in_off[node.input]);
+        auto* p = b_.CreateGEP(storage_type(c_, dt), at.base[node.input], at.offset[node.input]);
         vals[n] = ops.from_storage(b_.CreateLoad(storage_type(c_, dt), p), dt);
         continue;
       }
@@ -174,7 +300,7 @@ class EwEmitter {
     for (size_t o = 0; o < k_.outputs.size(); ++o) {
       const EwNode& node = k_.nodes[k_.outputs[o]];
       auto* st = storage_type(c_, node.dtype);
-      auto* p = b_.CreateGEP(st, fn_->getArg(k_.inputs.size() + o), out_off);
+      auto* p = b_.CreateGEP(st, fn_->getArg(k_.inputs.size() + o), at.out);
       b_.CreateStore(ops.to_storage(vals[k_.outputs[o]], node.dtype), p);
     }
   }
@@ -184,6 +310,8 @@ class EwEmitter {
   llvm::IRBuilder<> b_;
   const ElementwiseKernel& k_;
   llvm::Function* fn_ = nullptr;
+  LoopShape ls_;
+  TilePlan plan_;
 };
 
 void validate(const ElementwiseKernel& k) {
@@ -199,9 +327,14 @@ void validate(const ElementwiseKernel& k) {
       throw std::logic_error("internal error: elementwise input index out of range");
     for (int a : node.args)
       if (a < 0 || size_t(a) >= n) throw std::logic_error("internal error: elementwise node uses a later node");
+    if (node.reduces_row && (!k.rows || node.args.size() != 1))
+      throw std::logic_error("internal error: a row reduction outside a row kernel");
   }
   for (int o : k.outputs)
     if (o < 0 || size_t(o) >= k.nodes.size()) throw std::logic_error("internal error: bad elementwise output");
+  if (k.rows && (k.shape.size() != 2 || (!k.out_strides.empty() && k.out_strides.size() != 2)))
+    throw std::logic_error("internal error: a row kernel is [rows, row length]");
+  if (k.columns && !k.rows) throw std::logic_error("internal error: a column kernel is a row kernel");
 }
 
 }  // namespace
@@ -217,7 +350,9 @@ EwFn compile_elementwise(jit::KernelJit& jit, const ElementwiseKernel& k, std::s
   std::string name = fmt::format("ew_kernel_{}", counter++);
   jit::ModuleHandle mh(name);
   register_scalar_runtime(jit);
-  EwEmitter(mh, k).emit(name);
+  if (k.rows && k.columns) emit_column_kernel(mh, k, name);
+  else if (k.rows) emit_row_kernel(mh, k, name);
+  else EwEmitter(mh, k).emit(name);
   jit.add(std::move(mh), optimised_ir);
   return jit.lookup_fn<void(const void* const*, void* const*)>(name);
 }

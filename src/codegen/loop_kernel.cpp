@@ -1,5 +1,7 @@
 #include "codegen/loop_kernel.hpp"
 
+#include "runtime/device_runtime.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -321,6 +323,15 @@ class LoopEmitter {
     }
   }
 
+  // Ctrl-C: every loop iteration reads the runtime's cancel flag (one load the loop keeps; the
+  // step that ran the kernel then raises), so an endless while_loop can be stopped.
+  llvm::Value* not_cancelled() {
+    auto* addr = b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(runtime::cancel_flag_address())), b_.getPtrTy());
+    auto* flag = b_.CreateLoad(b_.getInt32Ty(), addr);
+    flag->setVolatile(true);
+    return b_.CreateICmpEQ(flag, b_.getInt32(0));
+  }
+
   void emit_while(const LoopStmt& st) {
     copy_inits(st);
     auto* pre = b_.GetInsertBlock();
@@ -332,7 +343,7 @@ class LoopEmitter {
     auto phis = enter_carries(st, pre);
     emit_block(st.blocks[0]);
     auto* go = b_.CreateICmpNE(b_.CreateLoad(b_.getInt8Ty(), ptr(st.cond)), b_.getInt8(0));
-    b_.CreateCondBr(go, body, exit);
+    b_.CreateCondBr(b_.CreateAnd(go, not_cancelled()), body, exit);
     b_.SetInsertPoint(body);
     emit_block(st.blocks[1]);
     advance_carries(st, phis);
@@ -351,7 +362,7 @@ class LoopEmitter {
     auto* it = b_.CreatePHI(b_.getInt64Ty(), 2, "it");
     it->addIncoming(b_.getInt64(0), pre);
     auto phis = enter_carries(st, pre);
-    b_.CreateCondBr(b_.CreateICmpSLT(it, b_.getInt64(st.length)), body, exit);
+    b_.CreateCondBr(b_.CreateAnd(b_.CreateICmpSLT(it, b_.getInt64(st.length)), not_cancelled()), body, exit);
     b_.SetInsertPoint(body);
     llvm::Value* i = st.reverse ? b_.CreateSub(b_.getInt64(st.length - 1), it) : it;
     for (const auto* slices : {&st.xs, &st.ys})

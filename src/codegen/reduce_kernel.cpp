@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "codegen/reduce_forms.hpp"
 #include "codegen/scalar_ops.hpp"
 #include "jit/kernel_jit.hpp"
 #include "jit/llvm_headers.hpp"
@@ -18,7 +19,28 @@ using types::DType;
 std::string ReduceKernel::signature() const {
   std::string mask;
   for (bool r : reduced) mask += r ? 'r' : 'k';
-  return fmt::format("reduce_{}:{}[{}]{}", reduce_kind_name(kind), types::dtype_name(dtype), fmt::join(shape, "x"), mask);
+  const char* form_name = form == ReduceForm::ArgReduce ? "arg" : form == ReduceForm::Cumulative ? (reverse ? "cumrev" : "cum") : "";
+  return fmt::format("{}reduce_{}:{}[{}]{}", form_name, reduce_kind_name(kind), types::dtype_name(dtype), fmt::join(shape, "x"), mask);
+}
+
+bool jit_supports(const ReduceKernel& k) {
+  if (k.dtype == DType::F16 || k.dtype == DType::BF16) return false;
+  if (k.form == ReduceForm::Reduce) return true;
+  int64_t axis_len = -1, reduced_dims = 0;
+  for (size_t d = 0; d < k.shape.size(); ++d)
+    if (k.reduced[d]) axis_len = k.shape[d], ++reduced_dims;
+  if (reduced_dims != 1) return false;
+  return k.form != ReduceForm::ArgReduce || axis_len > 0;
+}
+
+AxisSplit split_at_axis(const ReduceKernel& k) {
+  AxisSplit s;
+  bool seen = false;
+  for (size_t d = 0; d < k.shape.size(); ++d) {
+    if (k.reduced[d]) seen = true, s.len = k.shape[d];
+    else (seen ? s.inner : s.outer) *= k.shape[d];
+  }
+  return s;
 }
 
 double reduce_identity(ReduceKind kind, DType t) {
@@ -226,11 +248,16 @@ llvm::Function* emit_reduce_function(jit::ModuleHandle& mh, const ReduceKernel& 
 
 ReduceFn compile_reduce(jit::KernelJit& jit, const ReduceKernel& k, std::string* optimised_ir) {
   if (k.reduced.size() != k.shape.size()) throw std::logic_error("internal error: reduce mask rank mismatch");
+  if (!jit_supports(k)) throw std::logic_error("internal error: a reduction kernel the generator does not support");
   static std::atomic<uint64_t> counter{0};
   std::string name = fmt::format("reduce_kernel_{}", counter++);
   jit::ModuleHandle mh(name);
   register_scalar_runtime(jit);
-  ReduceEmitter(mh, k).emit(name);
+  switch (k.form) {
+    case ReduceForm::Reduce: ReduceEmitter(mh, k).emit(name); break;
+    case ReduceForm::ArgReduce: emit_arg_reduce(mh, k, name); break;
+    case ReduceForm::Cumulative: emit_cumulative(mh, k, name); break;
+  }
   jit.add(std::move(mh), optimised_ir);
   return jit.lookup_fn<void(const void*, void*)>(name);
 }

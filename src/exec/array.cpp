@@ -42,6 +42,13 @@ std::vector<int64_t> block_starts(const types::ShardIndex& idx) {
   for (auto& r : idx) s.push_back(r.start);
   return s;
 }
+[[noreturn]] void throw_not_addressable() {
+  throw types::ShardingError(
+      "RuntimeError",
+      "Fetching value for `jax.Array` that spans non-addressable (non process local) devices is not possible. "
+      "You can use `jax.experimental.multihost_utils.process_allgather` to print the global array or use "
+      "`.addressable_shards` method of jax.Array to inspect the addressable (process local) shards.");
+}
 std::vector<int64_t> block_sizes(const types::ShardIndex& idx) {
   std::vector<int64_t> s;
   for (auto& r : idx) s.push_back(r.size());
@@ -77,12 +84,7 @@ std::vector<uint8_t> array_to_host(const Array& a) {
   for (auto& blk : a.sharding.blocks(shape)) {
     auto local = std::find_if(blk.devices.begin(), blk.devices.end(),
                               [](int d) { return runtime::process_layout().is_local(d); });
-    if (local == blk.devices.end())
-      throw types::ShardingError(
-          "RuntimeError",
-          "Fetching value for `jax.Array` that spans non-addressable (non process local) devices is not possible. "
-          "You can use `jax.experimental.multihost_utils.process_allgather` to print the global array or use "
-          "`.addressable_shards` method of jax.Array to inspect the addressable (process local) shards.");
+    if (local == blk.devices.end()) throw_not_addressable();
     writers.push_back(*local);
   }
   runtime::global_runtime().launch(writers, [&](int device) {
@@ -96,6 +98,38 @@ std::vector<uint8_t> array_to_host(const Array& a) {
 }  // namespace shard::exec
 
 namespace shard::exec {
+
+ArrayRef gather_to_single_device(const ArrayRef& a) {
+  if (a->single_device) return a;
+  const auto shape = a->type.shape();
+  const size_t esz = types::dtype_size(a->type.dtype());
+  const int device = runtime::default_device();
+  auto buf = runtime::DeviceBuffer::allocate(device, static_cast<size_t>(num_elements(shape)) * esz);
+  const auto& mesh = a->sharding.mesh();
+  std::vector<int> writers;
+  for (auto& blk : a->sharding.blocks(shape)) {
+    auto local = std::find_if(blk.devices.begin(), blk.devices.end(),
+                              [](int d) { return runtime::process_layout().is_local(d); });
+    if (local == blk.devices.end()) throw_not_addressable();
+    writers.push_back(*local);
+  }
+  runtime::global_runtime().launch(writers, [&](int d) {
+    auto idx = a->sharding.device_index(d, shape);
+    copy_block(esz, shape, block_starts(idx), block_sizes(idx), a->shards[mesh.position_of_device(d)]->data(), buf->data(), true);
+  });
+  types::ArrayType t(a->type.dtype(), shape, {}, {}, {}, a->type.weak_type());
+  return std::make_shared<Array>(Array{t, NamedSharding(single_device_mesh(device), types::PartitionSpec()), true, {std::move(buf)}});
+}
+
+ArrayRef place_single_device(const ArrayRef& a, const ArrayType& type, const NamedSharding& sharding) {
+  const auto& mesh = sharding.mesh();
+  if (sharding.spec().normalized(type.rank()) == types::PartitionSpec::replicated(type.rank())) {
+    std::vector<BufferRef> shared;
+    for (int d : mesh.device_ids()) shared.push_back(runtime::process_layout().is_local(d) ? a->shards.at(0) : nullptr);
+    return std::make_shared<Array>(Array{type, sharding, false, std::move(shared)});
+  }
+  return array_from_host(a->shards.at(0)->data(), type, sharding, false);
+}
 
 std::vector<uint8_t> constant_bytes(const Array& a) {
   if (!a.is_fully_addressable())

@@ -45,6 +45,15 @@ types::Mesh single_device_mesh(int device = -1);
 // of each block.
 ArrayRef array_from_host(const void* data, const ArrayType& type, const NamedSharding& sharding, bool single_device);
 std::vector<uint8_t> array_to_host(const Array& a);
+// The whole array in one buffer on this process's default device (numpy's view of a jax.Array):
+// one copy per distinct block straight into it; a single-device array is returned as it is
+// (buffers are immutable).
+ArrayRef gather_to_single_device(const ArrayRef& a);
+// Places a single-device array on `sharding` (JAX's device_put of host data): a replicated
+// layout shares the one buffer on every device of this process; otherwise each device copies
+// its block straight from it.
+ArrayRef place_single_device(const ArrayRef& a, const ArrayType& type, const NamedSharding& sharding);
+
 // The bytes of a concrete array a trace captures as a constant. With several processes that
 // needs the whole array here: JAX's error otherwise.
 std::vector<uint8_t> constant_bytes(const Array& a);

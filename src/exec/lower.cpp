@@ -190,26 +190,12 @@ class Lowering {
         return;
       }
       case OpKind::ArgReduce: {
-        const auto& it = type(op.operands[0]);
-        Step s = make_step(op);
         const auto& arg = op.attr<ir::attr::ArgReduce>();
-        s.run = [dt = it.dtype(), kind = arg.kind, shape = it.shape(), axis = arg.axis](
-                    const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
-          arg_reduce_kernel(dt, kind, shape, axis, in[0], static_cast<int32_t*>(out[0]));
-        };
-        emit(std::move(s));
-        return;
+        return lower_along_axis(op, codegen::ReduceForm::ArgReduce, arg.kind, arg.axis, false);
       }
       case OpKind::Cumulative: {
-        const auto& it = type(op.operands[0]);
-        Step s = make_step(op);
         const auto& cum = op.attr<ir::attr::Cumulative>();
-        s.run = [dt = it.dtype(), kind = cum.kind, shape = it.shape(), axis = cum.axis, rev = cum.reverse](
-                    const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) {
-          cumulative_kernel(dt, kind, shape, axis, rev, in[0], out[0]);
-        };
-        emit(std::move(s));
-        return;
+        return lower_along_axis(op, codegen::ReduceForm::Cumulative, cum.kind, cum.axis, cum.reverse);
       }
       case OpKind::Sort: {
         const auto& it = type(op.operands[0]);
@@ -242,6 +228,32 @@ class Lowering {
       default:
         throw std::logic_error(fmt::format("internal error: no lowering for `{}` in a per-device program", ir::op_display_name(op)));
     }
+  }
+
+  // argmax / argmin and the cumulative scans: an LLVM kernel along the axis (codegen/
+  // arg_reduce_kernel, cumulative_kernel); what it does not cover (an empty arg-reduction,
+  // which raises at run time, and storage-only dtypes) runs the host kernel.
+  void lower_along_axis(const ir::Op& op, codegen::ReduceForm form, ir::ReduceKind kind, int64_t axis, bool reverse) {
+    const auto& it = type(op.operands[0]);
+    std::vector<bool> mask(it.rank(), false);
+    mask[static_cast<size_t>(axis)] = true;
+    codegen::ReduceKernel k{it.dtype(), kind, it.shape(), mask, form, reverse};
+    Step s = make_step(op);
+    if (codegen::jit_supports(k)) {
+      auto fn = kernels_.reduce(k);
+      s.run = [fn](const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out) { fn(in[0], out[0]); };
+    } else if (form == codegen::ReduceForm::ArgReduce) {
+      s.run = [dt = it.dtype(), kind, shape = it.shape(), axis](const StepContext&, const std::vector<const void*>& in,
+                                                                const std::vector<void*>& out) {
+        arg_reduce_kernel(dt, kind, shape, axis, in[0], static_cast<int32_t*>(out[0]));
+      };
+    } else {
+      s.run = [dt = it.dtype(), kind, shape = it.shape(), axis, reverse](const StepContext&, const std::vector<const void*>& in,
+                                                                         const std::vector<void*>& out) {
+        cumulative_kernel(dt, kind, shape, axis, reverse, in[0], out[0]);
+      };
+    }
+    emit(std::move(s));
   }
 
   // Each operand is copied into its slab of the output (strided output writes).

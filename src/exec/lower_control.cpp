@@ -1,6 +1,7 @@
 #include "exec/lower_control.hpp"
 
 #include "exec/lower_control_kernel.hpp"
+#include "runtime/device_runtime.hpp"
 
 #include <fmt/format.h>
 
@@ -147,6 +148,7 @@ Step lower_compiled(const ir::Op& op, const ir::Function& fn, const std::vector<
     for (size_t i = 0; i < operand.size(); ++i) ptrs[i] = operand[i] >= 0 ? in_ptrs[static_cast<size_t>(operand[i])] : literal[i]->bytes.data();
     BufferRef scratch = scratch_bytes ? runtime::DeviceBuffer::allocate(ctx.device, static_cast<size_t>(scratch_bytes)) : nullptr;
     kernel(ptrs, out_ptrs.data(), scratch ? scratch->data() : nullptr);
+    runtime::throw_if_cancelled();  // the kernel's loops stopped early: its outputs are not results
   };
   return s;
 }

@@ -27,9 +27,20 @@ constexpr size_t kBakedLiteralBytes = 256;
 
 int64_t bytes_of(const ir::ArrayType& t) { return t.num_elements() * static_cast<int64_t>(types::dtype_size(t.dtype())); }
 
+// A fusion whose region reduces (spmd/row_fusion) is not an element loop: the loop kernel
+// cannot emit it, so its body keeps the step path.
+bool reducing_fusion(const ir::Op& op) {
+  for (const auto& r : op.regions)
+    for (const auto& inner : r->ops)
+      if (inner.kind == OpKind::Reduce || inner.kind == OpKind::ArgReduce || inner.kind == OpKind::Cumulative) return true;
+  return false;
+}
+
 bool op_compiles(const ir::Function& f, const ir::Op& op) {
   switch (op.kind) {
-    case OpKind::Elementwise: case OpKind::Fusion: case OpKind::BroadcastInDim: case OpKind::Transpose:
+    case OpKind::Fusion:
+      return !reducing_fusion(op);
+    case OpKind::Elementwise: case OpKind::BroadcastInDim: case OpKind::Transpose:
     case OpKind::Slice: case OpKind::Rev: case OpKind::Reshape: case OpKind::Reduce: case OpKind::Concatenate:
     case OpKind::DynamicSlice: case OpKind::DynamicUpdateSlice: case OpKind::While: case OpKind::Scan:
     case OpKind::Cond:

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -146,14 +147,131 @@ class Builder {
   FusedKernel out_;
 };
 
+// A row fusion's region (spmd/row_fusion): reductions over the trailing (or leading) dims of
+// one shape S with their producers and consumers. The kernel iterates [rows, row length] =
+// [product of S's kept dims, product of the reduced ones] (a column kernel: [reduced, kept]);
+// a value is read per element (shape S), per row / column (the kept dims, possibly with ones
+// for the reduced ones) or once (one element). Broadcasts and reshapes between those shapes
+// change nothing in that iteration space.
+class RowBuilder {
+ public:
+  explicit RowBuilder(const ir::Function& r) : r_(r) {
+    producer_.assign(r.value_types.size(), -1);
+    for (size_t i = 0; i < r.ops.size(); ++i)
+      for (auto v : r.ops[i].results) producer_[v] = static_cast<int>(i);
+    param_index_.assign(r.value_types.size(), -1);
+    for (size_t i = 0; i < r.params.size(); ++i) param_index_[r.params[i]] = static_cast<int>(i);
+    memo_.assign(r.value_types.size(), -1);
+  }
+
+  FusedKernel build() {
+    if (r_.results.size() != 1) throw std::logic_error("internal error: a fusion region has one result");
+    for (const auto& op : r_.ops)
+      if (op.kind == OpKind::Reduce) {
+        full_ = r_.type(op.operands[0]).shape();
+        const auto& axes = op.attr<ir::attr::Reduce>().axes;
+        lo_ = static_cast<size_t>(*std::min_element(axes.begin(), axes.end()));
+        hi_ = static_cast<size_t>(*std::max_element(axes.begin(), axes.end())) + 1;
+        break;
+      }
+    // Per row: [kept, reduced]; per column (leading dims reduced): [reduced, kept].
+    const bool per_row = hi_ == full_.size();
+    const size_t split = per_row ? lo_ : hi_;
+    int64_t first = 1, second = 1;
+    for (size_t d = 0; d < full_.size(); ++d) (d < split ? first : second) *= full_[d];
+    out_.kernel.shape = {first, second};
+    out_.kernel.rows = true;
+    out_.kernel.columns = !per_row;
+    part_strides_ = per_row ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1};
+    const ValueId root = r_.results[0];
+    out_.kernel.outputs = {node(root)};
+    if (r_.type(root).shape() != full_) out_.kernel.out_strides = part_strides_;
+    return std::move(out_);
+  }
+
+ private:
+  int push(codegen::EwNode n) {
+    out_.kernel.nodes.push_back(std::move(n));
+    return static_cast<int>(out_.kernel.nodes.size() - 1);
+  }
+
+  int node(ValueId v) {
+    if (memo_[v] < 0) memo_[v] = compute(v);
+    return memo_[v];
+  }
+
+  int compute(ValueId v) {
+    const ir::Op* op = producer_[v] < 0 ? nullptr : &r_.ops[producer_[v]];
+    const auto& vt = r_.type(v);
+    if (!op || op->kind == OpKind::Constant) return read(v, op);
+    switch (op->kind) {
+      case OpKind::Elementwise: {
+        std::vector<int> args;
+        for (auto u : op->operands) args.push_back(node(u));
+        const auto& ew = op->attr<ir::attr::Elementwise>();
+        return push({ew.op, vt.dtype(), std::move(args), -1, static_cast<double>(ew.y)});
+      }
+      case OpKind::BroadcastInDim: case OpKind::Reshape:
+        return node(op->operands[0]);  // the same per-row (or single) value
+      case OpKind::Reduce: {
+        EwOp combine = EwOp::Add;
+        switch (op->attr<ir::attr::Reduce>().kind) {
+          case ir::ReduceKind::Sum: combine = EwOp::Add; break;
+          case ir::ReduceKind::Prod: combine = EwOp::Mul; break;
+          case ir::ReduceKind::Max: combine = EwOp::Max; break;
+          case ir::ReduceKind::Min: combine = EwOp::Min; break;
+          case ir::ReduceKind::And: combine = EwOp::And; break;
+          case ir::ReduceKind::Or: combine = EwOp::Or; break;
+        }
+        codegen::EwNode n{combine, vt.dtype(), {node(op->operands[0])}};
+        n.reduces_row = true;
+        return push(std::move(n));
+      }
+      default:
+        throw std::logic_error(fmt::format("internal error: `{}` inside a row fusion", ir::op_display_name(*op)));
+    }
+  }
+
+  // A region parameter or a constant: per element, per row or a single value, by its shape.
+  int read(ValueId v, const ir::Op* constant) {
+    const auto& shape = r_.type(v).shape();
+    std::vector<int64_t> strides{0, 0};
+    if (shape == full_) strides = {out_.kernel.shape[1], 1};
+    else if (types::shape_product(shape) != 1) strides = part_strides_;
+    out_.kernel.inputs.push_back({r_.type(v).dtype(), strides, 0});
+    out_.operand.push_back(constant ? -1 : param_index_[v]);
+    out_.literal.push_back(constant ? constant->attr<ir::attr::Constant>().literal : nullptr);
+    if (constant && !out_.literal.back()) throw std::logic_error("internal error: fused constant without data");
+    return push({EwOp::Input, r_.type(v).dtype(), {}, static_cast<int>(out_.kernel.inputs.size() - 1)});
+  }
+
+  const ir::Function& r_;
+  std::vector<int> producer_, param_index_, memo_;
+  types::Shape full_;
+  size_t lo_ = 0, hi_ = 0;  // the reduced dims of full_
+  std::vector<int64_t> part_strides_;  // how a per-row / per-column value is read
+  FusedKernel out_;
+};
+
+bool has_reduction(const ir::Function& region) {
+  for (const auto& op : region.ops)
+    if (op.kind == OpKind::Reduce) return true;
+  return false;
+}
+
 }  // namespace
 
-FusedKernel build_fused_kernel(const ir::Function& region) { return Builder(region).build(); }
+FusedKernel build_fused_kernel(const ir::Function& region) {
+  return has_reduction(region) ? RowBuilder(region).build() : Builder(region).build();
+}
 
 Step lower_fusion(const ir::Op& op, Step s, KernelPlan& kernels) {
   if (op.regions.size() != 1) throw std::logic_error("internal error: a fusion has one region");
   FusedKernel fk = build_fused_kernel(*op.regions[0]);
-  if (num_elements(fk.kernel.shape) == 0) {  // nothing to compute (and no loop to run)
+  // Nothing to compute, and no loop to run (a row kernel still writes each row's reductions
+  // of an empty row: only no rows (columns) at all is nothing).
+  const int64_t kept = fk.kernel.shape.empty() ? 1 : fk.kernel.columns ? fk.kernel.shape[1] : fk.kernel.shape[0];
+  if (fk.kernel.rows ? kept == 0 : num_elements(fk.kernel.shape) == 0) {
     s.run = [](const StepContext&, const std::vector<const void*>&, const std::vector<void*>&) {};
     return s;
   }

@@ -60,6 +60,7 @@ void run_steps(const StepContext& ctx, const std::vector<Step>& steps, std::vect
   std::vector<const void*> in_ptrs;
   std::vector<void*> out_ptrs;
   for (const Step& st : steps) {
+    runtime::throw_if_cancelled();  // Ctrl-C stops a program between its steps
     if (st.run_region) {
       st.run_region(ctx, slots);
       continue;
@@ -91,6 +92,9 @@ std::vector<std::vector<BufferRef>> Executable::run(const std::vector<std::vecto
     throw std::logic_error(fmt::format("internal error: executable takes {} inputs, got {}", param_slots_.size(), inputs.size()));
   const auto& devices = mesh_.device_ids();
   const size_t npos = devices.size();
+  // A Ctrl-C from before this run was already seen by the interpreter (which raises at its next
+  // check); only one during the run stops the devices.
+  runtime::clear_cancel();
   std::vector<std::vector<BufferRef>> outputs(result_slots_.size(), std::vector<BufferRef>(npos));
   HostCallbackQueue callbacks(npos);
   auto body = [&](int device) {

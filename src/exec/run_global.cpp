@@ -9,6 +9,7 @@
 
 #include "exec/program.hpp"
 #include "ir/builder.hpp"
+#include "runtime/process_layout.hpp"
 
 namespace shard::exec {
 
@@ -21,7 +22,12 @@ struct CacheEntry {
   types::Mesh mesh;
   std::vector<types::PartitionSpec> layouts;
   CompiledRef program;
+  uint64_t last_use = 0;
 };
+// Bounded: past the limit the least recently used program is dropped (a long-running program
+// tracing ever new shapes must not grow without end).
+constexpr size_t kProgramCacheLimit = 4096;
+uint64_t g_use_clock = 0;
 std::mutex g_cache_mu;
 std::unordered_multimap<size_t, CacheEntry>& cache() {
   static std::unordered_multimap<size_t, CacheEntry> c;
@@ -37,6 +43,11 @@ size_t cache_hash(const ir::Function& f, const types::Mesh& mesh, const std::vec
 
 }  // namespace
 
+ProgramCacheSize program_cache_size() {
+  std::lock_guard<std::mutex> lock(g_cache_mu);
+  return {cache().size(), kProgramCacheLimit};
+}
+
 CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
                            const std::vector<types::PartitionSpec>& layouts, bool* cache_hit, ProgramOrigin origin) {
   const size_t key = cache_hash(global, mesh, layouts);
@@ -45,11 +56,18 @@ CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
   for (auto it = lo; it != hi; ++it)
     if (it->second.mesh == mesh && it->second.layouts == layouts && ir::structurally_equal(it->second.fn, global)) {
       if (cache_hit) *cache_hit = true;
+      it->second.last_use = ++g_use_clock;
       return it->second.program;
     }
   if (cache_hit) *cache_hit = false;
   CompiledRef c = compile_program(global, mesh, layouts, origin);
-  cache().emplace(key, CacheEntry{global, mesh, layouts, c});
+  if (cache().size() >= kProgramCacheLimit) {
+    auto oldest = cache().begin();
+    for (auto it = cache().begin(); it != cache().end(); ++it)
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    cache().erase(oldest);  // callers holding its program keep it alive
+  }
+  cache().emplace(key, CacheEntry{global, mesh, layouts, c, ++g_use_clock});
   return c;
 }
 
@@ -128,9 +146,13 @@ Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& 
   for (const ArrayRef& input : inputs) {
     ArrayRef in = input;
     if ((anchor || on_context) && in->single_device) {
+      // Replicated on the common mesh. Buffers are immutable, so every device of this process
+      // shares the one block: no copy, no launch.
       const auto rep = types::PartitionSpec::replicated(in->type.rank());
       auto t = ArrayType::from_sharding(in->type.dtype(), in->type.shape(), NamedSharding(p.mesh, rep), {}, in->type.weak_type());
-      in = reshard_array(in, p.mesh, rep, t);
+      std::vector<BufferRef> shared;
+      for (int d : p.mesh.device_ids()) shared.push_back(runtime::process_layout().is_local(d) ? in->shards.at(0) : nullptr);
+      in = std::make_shared<Array>(Array{t, NamedSharding(p.mesh, rep), false, std::move(shared)});
     }
     p.layouts.push_back(in->sharding.spec().normalized(in->type.rank()));
     p.inputs.push_back(std::move(in));

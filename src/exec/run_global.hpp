@@ -37,6 +37,13 @@ CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
                            const std::vector<types::PartitionSpec>& layouts, bool* cache_hit = nullptr,
                            ProgramOrigin origin = ProgramOrigin::Jit);
 
+// The process-wide program cache's entries and its bound (least recently used past it).
+struct ProgramCacheSize {
+  size_t programs;
+  size_t limit;
+};
+ProgramCacheSize program_cache_size();
+
 // Runs a compiled program on placed inputs (which must have its mesh and layouts).
 std::vector<ArrayRef> run_compiled(const CompiledProgram& c, const Placement& p);
 

@@ -191,6 +191,10 @@ class Fuser {
         continue;  // a member: computed inside its group's loop
       }
       ir::Op op = f_.ops[i];
+      if (op.kind == OpKind::Fusion) {  // a row fusion (spmd/row_fusion): already one loop
+        out.ops.push_back(std::move(op));
+        continue;
+      }
       for (auto& r : op.regions) {  // while / scan / cond bodies are fused on their own
         auto body = std::make_shared<ir::Function>(*r);
         fuse_elementwise(*body);

@@ -1,10 +1,12 @@
 #include "spmd/pipeline.hpp"
 
 #include "spmd/fusion.hpp"
+#include "spmd/row_fusion.hpp"
 
 namespace shard::spmd {
 
 void run_device_passes(ir::Function& local) {
+  fuse_rows(local);         // reductions with their producers and consumers -> one row loop (spmd/row_fusion.hpp)
   fuse_elementwise(local);  // elementwise chains -> one loop each (spmd/fusion.hpp)
 }
 

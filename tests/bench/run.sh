@@ -30,6 +30,22 @@ side_by_side "$here/jit_ops.shard" "$here/numpy_jit_ops.py"
 echo "== control flow (compiled loops; numpy runs the same loops in Python; fori_psum on 2 devices)"
 side_by_side "$here/control_flow.shard" "$here/numpy_control_flow.py"
 
+echo "== reductions and data movement (4096x4096 float32, rows sharded over 2 devices; jit, best of 5)"
+# OpenBLAS's core-type overrides are unset for both sides (they slow numpy's kernels down).
+red_s=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$shard" "$here/reductions.shard")
+red_n=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/numpy_reductions.py")
+red_t=$("$py" -c "import torch" 2>/dev/null && env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/torch_reductions.py" || true)
+paste <(echo "$red_s") <(echo "$red_n") | while read -r name s _ n; do
+  t=$(echo "$red_t" | awk -v k="$name" '$1 == k { print $2 }')
+  awk -v name="$name" -v s="$s" -v n="$n" -v t="$t" 'BEGIN {
+    line = sprintf("%-16s shard %8.2f ms   numpy %8.2f ms   numpy/shard %.3gx", name, s*1e3, n*1e3, n/s)
+    if (t != "") line = line sprintf("   torch %8.2f ms   torch/shard %.3gx", t*1e3, t/s)
+    print line }'
+done
+
+echo "== placement (512 MiB host <-> 8 devices; numpy copies the bytes once: the memcpy bound)"
+side_by_side "$here/placement.shard" "$here/numpy_placement.py"
+
 echo "== shard_map collectives (8 devices; numpy copies the bytes one device ends with)"
 side_by_side "$here/shard_map_collectives.shard" "$here/numpy_memcpy.py"
 

@@ -194,8 +194,9 @@ TEST_CASE("an intermediate used outside the group stays materialised, not duplic
   }
 }
 
-TEST_CASE("a reduction splits groups; its broadcast result is read with stride 0", "[fusion]") {
-  // s = reduce_sum(exp(a) * b) over dim 1; out = broadcast(s) * c + 1
+TEST_CASE("a reduction also returned splits groups; its broadcast result is read with stride 0", "[fusion]") {
+  // s = reduce_sum(exp(a) * b) over dim 1; out = broadcast(s) * c + 1; both returned, so no
+  // row fusion (it has one result): the elementwise groups end at the reduction.
   ir::Function f;
   auto a = f.new_value(T(DType::F32, {4, 8}));
   auto b = f.new_value(T(DType::F32, {4, 8}));
@@ -208,7 +209,7 @@ TEST_CASE("a reduction splits groups; its broadcast result is read with stride 0
   auto s = testing::op1(f, OpKind::Reduce, {p}, T(DType::F32, {4}), red);
   auto one = broadcast(f, constant(f, DType::F32, 1.0f), {4, 8}, {});
   auto out = ew(f, EwOp::Add, {ew(f, EwOp::Mul, {broadcast(f, s, {4, 8}, {0}), c}), one});
-  f.results = {out};
+  f.results = {out, s};
   auto g = fused(f);
   INFO(ir::print(g));
   REQUIRE(g.ops.size() == 3);
@@ -220,12 +221,121 @@ TEST_CASE("a reduction splits groups; its broadcast result is read with stride 0
   auto av = ramp(32, -1.0f, 0.05f), bv = ramp(32, 2.0f, -0.1f), cv = ramp(32, 0.5f, 0.25f);
   auto got = run(g, {av, bv, cv})[0];
   auto unfused = run(f, {av, bv, cv})[0];
+  CHECK(run(g, {av, bv, cv})[1] == run(f, {av, bv, cv})[1]);
   for (int i = 0; i < 4; ++i) {
     float sum = 0;
     for (int j = 0; j < 8; ++j) sum += std::exp(av[i * 8 + j]) * bv[i * 8 + j];
     for (int j = 0; j < 8; ++j) {
       CHECK(got[i * 8 + j] == Approx(sum * cv[i * 8 + j] + 1.0f).epsilon(1e-5));
       CHECK(got[i * 8 + j] == unfused[i * 8 + j]);
+    }
+  }
+}
+
+TEST_CASE("softmax over rows is one row fusion: one pass, NaN rows and odd row lengths", "[fusion]") {
+  // e = exp(a - broadcast(max(a, 1))); out = e / broadcast(sum(e, 1)), as jnp traces it with
+  // keepdims (a reshape to [R, 1] before each broadcast).
+  for (int64_t cols : {1, 7, 37, 300}) {
+    const int64_t rows = 5;
+    ir::Function f;
+    auto a = f.new_value(T(DType::F32, {rows, cols}));
+    f.params = {a};
+    auto reduce = [&](ir::ValueId x, ir::ReduceKind kind) {
+      ir::attr::Reduce red;
+      red.kind = kind;
+      red.axes = {1};
+      auto r = testing::op1(f, OpKind::Reduce, {x}, T(DType::F32, {rows}), red);
+      auto keep = testing::op1(f, OpKind::Reshape, {r}, T(DType::F32, {rows, 1}));
+      return broadcast(f, keep, {rows, cols}, {0, 1});
+    };
+    auto e = ew(f, EwOp::Exp, {ew(f, EwOp::Sub, {a, reduce(a, ir::ReduceKind::Max)})});
+    f.results = {ew(f, EwOp::Div, {e, reduce(e, ir::ReduceKind::Sum)})};
+    auto g = fused(f);
+    INFO(ir::print(g));
+    REQUIRE(g.ops.size() == 1);
+    CHECK(g.ops[0].kind == OpKind::Fusion);
+    CHECK(count(*g.ops[0].regions[0], OpKind::Reduce) == 2);
+    auto av = ramp(static_cast<size_t>(rows * cols), -3.0f, 0.37f);
+    av[static_cast<size_t>(2 * cols)] = std::nanf("");  // row 2 is all NaN after the max
+    auto got = run(g, {av})[0];
+    for (int64_t r = 0; r < rows; ++r) {
+      float m = -INFINITY;
+      for (int64_t c = 0; c < cols; ++c) m = std::max(m, av[r * cols + c]);
+      double sum = 0;
+      for (int64_t c = 0; c < cols; ++c) sum += std::exp(av[r * cols + c] - m);
+      for (int64_t c = 0; c < cols; ++c) {
+        INFO("row " << r << " col " << c);
+        if (r == 2) CHECK(std::isnan(got[r * cols + c]));
+        else CHECK(got[r * cols + c] == Approx(std::exp(av[r * cols + c] - m) / sum).epsilon(1e-5).margin(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("a reduction of a computed value fuses with its producer; reductions of every kind", "[fusion]") {
+  // any / all / max / min / prod / sum of (a * 2 > c) or of a * 2, per row of [6, 45].
+  const int64_t rows = 6, cols = 45;
+  auto av = ramp(rows * cols, -2.0f, 0.011f);
+  for (auto kind : {ir::ReduceKind::Sum, ir::ReduceKind::Max, ir::ReduceKind::Min, ir::ReduceKind::Prod, ir::ReduceKind::And,
+                    ir::ReduceKind::Or}) {
+    const bool logical = kind == ir::ReduceKind::And || kind == ir::ReduceKind::Or;
+    ir::Function f;
+    auto a = f.new_value(T(DType::F32, {rows, cols}));
+    f.params = {a};
+    auto twice = ew(f, EwOp::Mul, {a, broadcast(f, constant(f, DType::F32, 2.0f), {rows, cols}, {})});
+    auto x = logical ? ew(f, EwOp::Gt, {twice, broadcast(f, constant(f, DType::F32, -1.5f), {rows, cols}, {})}, DType::Bool) : twice;
+    ir::attr::Reduce red;
+    red.kind = kind;
+    red.axes = {1};
+    auto r = testing::op1(f, OpKind::Reduce, {x}, T(logical ? DType::Bool : DType::F32, {rows}), red);
+    ir::attr::Elementwise cv;
+    cv.op = EwOp::Convert;
+    f.results = {logical ? testing::op1(f, OpKind::Elementwise, {r}, T(DType::F32, {rows}), cv) : r};
+    auto g = fused(f);
+    INFO(ir::print(g));
+    CHECK(count(g, OpKind::Fusion) == 1);
+    CHECK(count(g, OpKind::Reduce) == 0);
+    auto got = run(g, {av})[0], want = run(f, {av})[0];
+    for (int64_t i = 0; i < rows; ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("reductions over leading dims fuse too: variance down the columns, any of a compare", "[fusion]") {
+  // m = sum(a, 0) / n; v = sum((a - m)^2, 0) / n over f32[n, cols] (cols over one block of
+  // the column kernel, with a partial block); and any(a > 0.7, 0) as float.
+  for (int64_t cols : {3, 600}) {
+    const int64_t n = 37;
+    ir::Function f;
+    auto a = f.new_value(T(DType::F32, {n, cols}));
+    f.params = {a};
+    auto column_sum = [&](ir::ValueId x) {
+      ir::attr::Reduce red;
+      red.kind = ir::ReduceKind::Sum;
+      red.axes = {0};
+      auto s = testing::op1(f, OpKind::Reduce, {x}, T(DType::F32, {cols}), red);
+      return ew(f, EwOp::Div, {s, broadcast(f, constant(f, DType::F32, float(n)), {cols}, {})});
+    };
+    auto m = column_sum(a);
+    auto d = ew(f, EwOp::Sub, {a, broadcast(f, m, {n, cols}, {1})});
+    auto var = column_sum(ew(f, EwOp::Mul, {d, d}));
+    ir::attr::Reduce any;
+    any.kind = ir::ReduceKind::Or;
+    any.axes = {0};
+    auto big = ew(f, EwOp::Gt, {a, broadcast(f, constant(f, DType::F32, 0.7f), {n, cols}, {})}, DType::Bool);
+    auto r = testing::op1(f, OpKind::Reduce, {big}, T(DType::Bool, {cols}), any);
+    ir::attr::Elementwise cv;
+    cv.op = EwOp::Convert;
+    auto anyf = testing::op1(f, OpKind::Elementwise, {r}, T(DType::F32, {cols}), cv);
+    f.results = {var, anyf};
+    auto g = fused(f);
+    INFO(ir::print(g));
+    CHECK(count(g, OpKind::Fusion) == 2);
+    CHECK(count(g, OpKind::Reduce) == 0);
+    auto av = ramp(static_cast<size_t>(n * cols), -1.0f, 0.0013f);
+    auto got = run(g, {av}), want = run(f, {av});
+    for (int64_t c = 0; c < cols; ++c) {
+      CHECK(got[0][c] == Approx(want[0][c]).epsilon(1e-5).margin(1e-7));
+      CHECK(got[1][c] == want[1][c]);
     }
   }
 }

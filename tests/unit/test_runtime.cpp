@@ -83,7 +83,11 @@ TEST_CASE("rendezvous: a mismatch names both sides, a missing device times out",
   {
     CollectiveRendezvous rv({0, 1}, 100ms);
     std::string err;
-    rt.launch({0}, [&](int d) {
+    rt.launch({0, 1}, [&](int d) {
+      if (d == 1) {  // busy elsewhere past the timeout
+        std::this_thread::sleep_for(400ms);
+        return;
+      }
       try {
         rv.arrive(d, "psum f32[4] over x", nullptr);
       } catch (const CollectiveError& e) {
@@ -92,4 +96,21 @@ TEST_CASE("rendezvous: a mismatch names both sides, a missing device times out",
     });
     CHECK_THAT(err, Catch::Contains("device(s) 1 did not arrive"));
   }
+}
+
+TEST_CASE("rendezvous: a device that finished its program is named at once", "[runtime]") {
+  DeviceRuntime rt(2);
+  CollectiveRendezvous rv({0, 1}, 20s);
+  std::string err;
+  const auto t0 = std::chrono::steady_clock::now();
+  rt.launch({0, 1}, [&](int d) {
+    if (d == 1) return;  // skips the collective
+    try {
+      rv.arrive(d, "psum f32[4] over x", nullptr);
+    } catch (const CollectiveError& e) {
+      err = e.what();
+    }
+  });
+  CHECK(std::chrono::steady_clock::now() - t0 < 2s);
+  CHECK_THAT(err, Catch::Contains("device 0 reached `psum f32[4] over x` but device 1 finished its program without executing it"));
 }

@@ -33,8 +33,11 @@ exec::ArrayRef host_array(Interp& I, const Value& v, std::optional<DType> dtype)
   if (auto* a = as_array(v)) {
     exec::ArrayRef h = a->array;
     if (!a->host) {
-      auto bytes = guarded(I, [&] { return exec::array_to_host(*a->array); });
-      h = guarded(I, [&] { return host_from_bytes(bytes.data(), a->array->type.dtype(), a->array->type.shape()); });
+      h = guarded(I, [&] {
+        auto one = exec::gather_to_single_device(a->array);
+        types::ArrayType t(one->type.dtype(), one->type.shape());  // numpy arrays are never weak
+        return std::make_shared<const exec::Array>(exec::Array{t, one->sharding, true, one->shards});
+      });
     }
     if (dtype && *dtype != h->type.dtype()) h = guarded(I, [&] { return host_astype(h, *dtype); });
     return h;

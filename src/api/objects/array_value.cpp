@@ -8,6 +8,8 @@
 
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
+#include "runtime/device_runtime.hpp"
+#include "runtime/process_layout.hpp"
 #include "runtime/rendezvous.hpp"
 #include "trace/trace.hpp"
 #include "types/element_io.hpp"
@@ -215,6 +217,12 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
   ensure_device_runtime();
   DType from = host->type.dtype();
   DType to = trace::canonicalize_device(dtype ? *dtype : from);
+  if (from == to && host->single_device) {  // no conversion: place the host buffer itself
+    if (sharding)
+      return exec::place_single_device(host, types::ArrayType::from_sharding(to, host->type.shape(), *sharding, {}, weak), *sharding);
+    types::ArrayType t(to, host->type.shape(), {}, {}, {}, weak);
+    return std::make_shared<exec::Array>(exec::Array{t, host->sharding, true, host->shards});
+  }
   auto bytes = convert_host(exec::array_to_host(*host), from, to);
   if (sharding) {
     auto t = types::ArrayType::from_sharding(to, host->type.shape(), *sharding, {}, weak);
@@ -238,10 +246,43 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
     }
     I.raise(se->py_type(), se->what());
   }
+  if (dynamic_cast<const runtime::Interrupted*>(&e)) {  // Ctrl-C stopped the devices
+    runtime::clear_cancel();
+    I.clear_interrupt();
+    I.raise("KeyboardInterrupt", "");
+  }
   if (dynamic_cast<const runtime::CollectiveError*>(&e)) I.raise("RuntimeError", e.what());
   if (dynamic_cast<const std::logic_error*>(&e)) I.raise("RuntimeError", fmt::format("internal error in shard: {}", e.what()));
   I.raise("RuntimeError", e.what());
 }
+
+namespace {
+// Eager ops run compiled programs from a cache keyed by the program's structure. A Python number
+// recorded as a literal would make `x + i` a new program for every i (and the cache grow without
+// bound in a loop); so, once the trace is recorded (trace-time rules such as x ** 2 -> integer_pow
+// have seen the value), every weak scalar literal becomes an argument: JAX passes Python scalars
+// to its eager primitives as weakly-typed arguments too.
+void hoist_scalar_constants(ir::Function& fn, std::vector<exec::ArrayRef>& inputs) {
+  std::vector<ir::Op> kept;
+  kept.reserve(fn.ops.size());
+  for (auto& op : fn.ops) {
+    const auto* c = std::get_if<ir::attr::Constant>(&op.attrs);
+    const auto& type = op.kind == ir::OpKind::Constant && !op.results.empty() ? fn.type(op.results[0]) : types::ArrayType();
+    if (!c || !c->literal || type.rank() != 0 || !type.weak_type()) {
+      kept.push_back(std::move(op));
+      continue;
+    }
+    const auto& bytes = c->literal->bytes;
+    auto buf = runtime::DeviceBuffer::allocate(runtime::default_device(), bytes.size());
+    std::memcpy(buf->data(), bytes.data(), bytes.size());
+    types::ArrayType at(type.dtype(), {}, {}, {}, {}, true);
+    inputs.push_back(std::make_shared<exec::Array>(
+        exec::Array{at, types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()), true, {std::move(buf)}}));
+    fn.params.push_back(op.results[0]);
+  }
+  fn.ops = std::move(kept);
+}
+}  // namespace
 
 std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body) {
   return guarded(I, [&]() -> std::vector<Value> {
@@ -298,6 +339,7 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
     }
     auto results = body(t, ids);
     auto fn = t.finish(results);
+    hoist_scalar_constants(fn, inputs);
     auto run = exec::run_global(fn, inputs, host ? std::nullopt : ctx.concrete());
     std::vector<Value> out;
     for (auto& r : run.outputs) out.push_back(wrap(r, host));

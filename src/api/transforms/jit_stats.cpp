@@ -1,6 +1,8 @@
 // jit statistics and cost_analysis() (see jit_internal.hpp).
 #include "api/transforms/jit_stats.hpp"
 
+#include "exec/run_global.hpp"
+
 #include <fmt/format.h>
 
 #include "api/transforms/jit_internal.hpp"
@@ -106,9 +108,13 @@ void print_jit_stats(std::ostream& out) {
       coll += fmt::format("{}{} x{} ({} bytes per device)", coll.empty() ? "" : ", ", kind, cb.first, cb.second);
     text += fmt::format("{:<20} {:>7} {:>7} {:>8}  {}\n", s->name, s->calls, s->traces, s->compiles, coll.empty() ? "none" : coll);
   }
-  if (text.empty()) return;
-  out << fmt::format("--- jit statistics\n{:<20} {:>7} {:>7} {:>8}  {}\n", "function", "calls", "traces", "compiles", "collectives")
-      << text;
+  const auto cache = exec::program_cache_size();
+  if (!text.empty())
+    out << fmt::format("--- jit statistics (calls, traces and compiles are totals over the run)\n{:<20} {:>7} {:>7} {:>8}  {}\n",
+                       "function", "calls", "traces", "compiles", "collectives")
+        << text;
+  out << fmt::format("program cache: {} compiled programs (eager ops and jit; at most {}, least recently used dropped)\n",
+                     cache.programs, cache.limit);
   out.flush();
 }
 

@@ -100,7 +100,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         trace, wall = run_traced(shard, SHARDED, 8, tmp, "sharded")
         if trace is not None:
-            check_trace("sharded", trace, wall, list(range(8)), ["dot_general", "sin", "reduce_sum", "psum"])
+            # sin and the local reduce_sum over the rows run as one fused kernel (spmd/row_fusion).
+            check_trace("sharded", trace, wall, list(range(8)), ["dot_general", "fusion", "psum"])
         trace, wall = run_traced(shard, SINGLE, 8, tmp, "single")
         if trace is not None:
             check_trace("single", trace, wall, [0], ["exp", "reduce_sum"])
