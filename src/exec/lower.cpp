@@ -17,6 +17,7 @@
 #include "exec/lower_collectives.hpp"
 #include "exec/lower_control.hpp"
 #include "exec/lower_fusion.hpp"
+#include "exec/lower_linalg.hpp"
 #include "exec/program.hpp"
 #include "ir/dim_map.hpp"
 
@@ -213,6 +214,12 @@ class Lowering {
             sort_multi_kernel(dtypes, shape, axis, keys, in, out);
           };
         }
+        emit(std::move(s));
+        return;
+      }
+      case OpKind::Cholesky: case OpKind::Lu: case OpKind::TriangularSolve: case OpKind::Eigh: case OpKind::Svd: case OpKind::Qr: {
+        Step s = make_step(op);
+        s.run = linalg_step_run(fn_, op);
         emit(std::move(s));
         return;
       }

@@ -149,6 +149,29 @@ struct AxisIndex {
   Names axes;
   SHARD_ATTR_FIELDS(AxisIndex, axes)
 };
+// Linear algebra (src/primitives/linalg/): parameters as JAX's lax.linalg primitives name them.
+struct Cholesky {  // the lower factor; the strict upper triangle of the result is zero
+  SHARD_ATTR_NONE(Cholesky)
+};
+struct Lu {  // partial pivoting, as LAPACK's getrf
+  SHARD_ATTR_NONE(Lu)
+};
+struct TriangularSolve {  // solves op(a) x = b (left_side) or x op(a) = b
+  bool left_side = false, lower = false, transpose_a = false, conjugate_a = false, unit_diagonal = false;
+  SHARD_ATTR_FIELDS(TriangularSolve, left_side, lower, transpose_a, conjugate_a, unit_diagonal)
+};
+struct Eigh {  // symmetric eigendecomposition reading one triangle of the input
+  bool lower = true, sort_eigenvalues = true;
+  SHARD_ATTR_FIELDS(Eigh, lower, sort_eigenvalues)
+};
+struct Svd {
+  bool full_matrices = true, compute_uv = true;
+  SHARD_ATTR_FIELDS(Svd, full_matrices, compute_uv)
+};
+struct Qr {
+  bool full_matrices = true;
+  SHARD_ATTR_FIELDS(Qr, full_matrices)
+};
 struct DynamicSlice {  // operands: the array, then one int32 start per dim
   Ints slice_sizes;
   SHARD_ATTR_FIELDS(DynamicSlice, slice_sizes)

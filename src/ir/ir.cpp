@@ -135,6 +135,13 @@ struct AttrText {
     for (auto& [src, dst] : a.perm) p.push_back(fmt::format("({}, {})", src, dst));
     kv.push_back(fmt::format("axis_name={} perm=({})", names(a.axes), fmt::join(p, ", ")));
   }
+  void operator()(const attr::TriangularSolve& a) {
+    kv.push_back(fmt::format("conjugate_a={} left_side={} lower={} transpose_a={} unit_diagonal={}", flag(a.conjugate_a),
+                             flag(a.left_side), flag(a.lower), flag(a.transpose_a), flag(a.unit_diagonal)));
+  }
+  void operator()(const attr::Eigh& a) { kv.push_back(fmt::format("lower={} sort_eigenvalues={}", flag(a.lower), flag(a.sort_eigenvalues))); }
+  void operator()(const attr::Svd& a) { kv.push_back(fmt::format("compute_uv={} full_matrices={}", flag(a.compute_uv), flag(a.full_matrices))); }
+  void operator()(const attr::Qr& a) { kv.push_back(fmt::format("full_matrices={}", flag(a.full_matrices))); }
   void operator()(const attr::DynamicSlice& a) { kv.push_back(fmt::format("slice_sizes={}", ints(a.slice_sizes))); }
   void operator()(const attr::HostCallback& a) {
     if (!a.identity.empty()) kv.push_back(fmt::format("fmt={}", py_str_repr(a.identity[0])));

@@ -53,6 +53,13 @@ using types::PartitionSpec;
   X(AllToAll, "all_to_all", 1, 1, "all-to-all", Linear)                                                       \
   X(CollectivePermute, "ppermute", 1, 1, "collective-permute", Linear)                                        \
   X(AxisIndex, "axis_index", 0, 1, "", Nonlinear)                                                                \
+  /* Linear algebra on the last two dims (leading dims are a batch; src/primitives/linalg/). */     \
+  X(Cholesky, "cholesky", 1, 1, "", Nonlinear)                                                                   \
+  X(Lu, "lu", 1, 3, "", Nonlinear) /* results: lu, pivots, permutation */                                        \
+  X(TriangularSolve, "triangular_solve", 2, 1, "", Linear) /* operands: a, b; linear in b */                   \
+  X(Eigh, "eigh", 1, 2, "", Nonlinear) /* results: eigenvectors, eigenvalues (ascending) */                      \
+  X(Svd, "svd", 1, -1, "", Nonlinear) /* results: s, then u and vt when compute_uv */                           \
+  X(Qr, "qr", 1, 2, "", Nonlinear) /* results: q, r */                                                          \
   X(DynamicSlice, "dynamic_slice", -1, 1, "", Linear)                                                         \
   X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "", Linear)                                            \
   /* Ops with regions (Op::regions), each traced once.                                          */  \

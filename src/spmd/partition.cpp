@@ -263,6 +263,8 @@ void Partitioner::partition_op(const ir::Op& op) {
       return;
     }
     case OpKind::DotGeneral: return partition_dot(op);
+    case OpKind::Cholesky: case OpKind::Lu: case OpKind::TriangularSolve: case OpKind::Eigh: case OpKind::Svd: case OpKind::Qr:
+      return partition_linalg(op);
     case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
     case OpKind::Reshard: {
       PartitionSpec layout = normalized(rt.spec(), rt.rank());

@@ -82,6 +82,11 @@ class Partitioner {
   // a free-dim axis used on both sides is gathered on the rhs.
   void partition_dot(const ir::Op& op);
 
+  // Linear algebra (cholesky, lu, triangular_solve, eigh, svd, qr): the matrix dims (the
+  // last two) of every operand whole, the batch dims as the first operand has them; the
+  // results' batch dims keep that layout and the op runs on each device's batch.
+  void partition_linalg(const ir::Op& op);
+
   // Control flow: carries (and cond results) take the layout their type names, so every
   // iteration and every branch agree; loop-invariant operands keep theirs; the bodies are
   // partitioned recursively with those layouts and their collectives join the ledger.

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "api/device_count.hpp"
+#include "api/modules/fft_module.hpp"
 #include "api/modules/jnp_module.hpp"
 #include "api/modules/registration.hpp"
 #include "api/objects/dtype_value.hpp"
@@ -78,8 +79,10 @@ void register_jnp_module() {
     add_jnp_indexing(I, m);
     add_jnp_nan_stats(I, m);
     m.dict.set("linalg", I.import_module("jax.numpy.linalg", I.current_loc()));
+    m.dict.set("fft", I.import_module("jax.numpy.fft", I.current_loc()));
   });
   register_jnp_linalg_module();
+  register_jnp_fft_module();
 }
 
 }  // namespace shard::api

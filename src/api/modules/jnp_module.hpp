@@ -13,6 +13,9 @@ void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn);
 // jax.errors.ConcretizationTypeError with the given message (op_args.cpp).
 [[noreturn]] void raise_concretization_error(Interp& I, const std::string& message);
 
+// x rolled by `shift` along `axis` (jnp.roll on one axis; jnp_module_indexing.cpp).
+ValueId roll_axis(Trace& t, ValueId x, int64_t shift, int64_t axis);
+
 // jnp.repeat with an array of repeats (jnp_module_indexing.cpp).
 Value jnp_repeat_counts(Interp& I, const Value& x, const Value& repeats, std::optional<int64_t> axis, const Value& total_repeat_length);
 

@@ -145,6 +145,8 @@ ValueId take_along_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t>
   return trace::move_dim(t, g, r - 1, ax);
 }
 
+}  // namespace
+
 ValueId roll_axis(Trace& t, ValueId x, int64_t shift, int64_t axis) {
   const int64_t r = rank_of(t, x);
   const int64_t ax = trace::normalize_axis("roll", axis, r);
@@ -161,6 +163,8 @@ ValueId roll_axis(Trace& t, ValueId x, int64_t shift, int64_t axis) {
   ValueId head = trace::slice(t, x, start, lim, {});
   return trace::concatenate(t, {tail, head}, ax);
 }
+
+namespace {
 
 ValueId roll_body(Trace& t, ValueId x, const std::vector<int64_t>& shifts, const std::optional<std::vector<int64_t>>& axes) {
   if (!axes) {

@@ -7,9 +7,11 @@
 #include <numeric>
 
 #include "api/modules/jnp_module.hpp"
+#include "api/modules/linalg_module.hpp"
 #include "api/modules/numpy_internal.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
+#include "primitives/linalg/linalg.hpp"
 
 namespace shard::api {
 
@@ -299,21 +301,24 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
   });
 }
 
-// jax.numpy.linalg: norm (Frobenius / 2-norm of vectors, ord=None only).
+// jax.numpy.linalg: norm (vector and matrix norms of every order) and the
+// decompositions and solvers of linalg_module.cpp.
 void register_jnp_linalg_module() {
-  Interp::register_builtin_module("jax.numpy.linalg", [](Interp&, ModuleObj& m) {
+  Interp::register_builtin_module("jax.numpy.linalg", [](Interp& I, ModuleObj& m) {
+    add_jnp_linalg_decompositions(I, m);
     def_jnp(m, "norm", [](Interp& I, CallArgs& a) {
       ArgParser p(I, a, "norm", {"x", "ord=", "axis=", "keepdims="});
-      if (!is_none(p.get("ord")) && !(p.get("ord")->kind == interp::ObjKind::Str && I.str(p.get("ord")) == "fro"))
-        I.raise("NotImplementedError", "jnp.linalg.norm: only ord=None / 'fro' is supported yet");
+      trace::NormOrder ord;
+      if (Value o = p.get("ord"); !is_none(o)) {
+        if (o->kind == interp::ObjKind::Str) ord.name = I.str(o);
+        else ord.value = float_arg(I, o, "ord");
+      }
       auto axes = axes_arg(I, p.get("axis"));
       bool keepdims = p.has("keepdims") && I.truthy(p.get("keepdims"));
       Value x = contraction_operand(I, p.get("x"), "norm", 0);
       return apply(I, "norm", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
         ValueId v = trace::convert(t, ids[0], trace::to_inexact(dtw(t, ids[0])));
-        ValueId sq = trace::binary(t, "mul", EwOp::Mul, v, v);
-        ValueId s = trace::reduce(t, "norm", ir::ReduceKind::Sum, sq, axes ? *axes : std::vector<int64_t>{}, keepdims);
-        return std::vector<ValueId>{trace::unary(t, "sqrt", EwOp::Sqrt, s)};
+        return std::vector<ValueId>{trace::norm(t, v, ord, axes, keepdims)};
       });
     });
   });

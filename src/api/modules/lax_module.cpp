@@ -2,6 +2,7 @@
 // and collectives, then the array ops of the lax_*.cpp files), and the argument helpers the
 // families share.
 #include "api/modules/lax_module.hpp"
+#include "api/modules/linalg_module.hpp"
 
 #include <fmt/format.h>
 
@@ -47,7 +48,9 @@ void register_lax_module() {
     lax::add_shape(m);
     lax::add_slicing(m);
     lax::add_reductions(m);
+    m.dict.set("linalg", I.import_module("jax.lax.linalg", I.current_loc()));
   });
+  register_lax_linalg_module();
 }
 
 }  // namespace shard::api

@@ -2,6 +2,7 @@
 // erf_inv, logistic) and the compositions of trace/ops_composite.cpp (logsumexp, xlogy,
 // xlog1py, logit). Integer arguments become floats, as in JAX.
 #include "api/op_args.hpp"
+#include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -68,13 +69,17 @@ void fill_special(Interp&, ModuleObj& m) {
   def_fn(m, "logsumexp", logsumexp);
 }
 
-void fill_scipy(Interp& I, ModuleObj& m) { m.dict.set("special", I.import_module("jax.scipy.special", I.current_loc())); }
+void fill_scipy(Interp& I, ModuleObj& m) {
+  m.dict.set("special", I.import_module("jax.scipy.special", I.current_loc()));
+  m.dict.set("linalg", I.import_module("jax.scipy.linalg", I.current_loc()));
+}
 
 }  // namespace
 
 void register_scipy_module() {
   Interp::register_builtin_module("jax.scipy.special", fill_special);
   Interp::register_builtin_module("jax.scipy", fill_scipy);
+  register_scipy_linalg_module();
 }
 
 }  // namespace shard::api

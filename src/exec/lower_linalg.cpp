@@ -1,0 +1,57 @@
+#include "exec/lower_linalg.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "exec/lapack_kernels.hpp"
+
+namespace shard::exec {
+
+using ir::OpKind;
+
+std::function<void(const StepContext&, const std::vector<const void*>&, const std::vector<void*>&)> linalg_step_run(
+    const ir::Function& fn, const ir::Op& op) {
+  const auto& it = fn.type(op.operands.at(0));
+  const size_t r = it.rank();
+  const int64_t m = it.shape()[r - 2], n = it.shape()[r - 1];
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < r; ++d) batch *= it.shape()[d];
+  const types::DType dt = it.dtype();
+  using In = const std::vector<const void*>;
+  using Out = const std::vector<void*>;
+  switch (op.kind) {
+    case OpKind::Cholesky:
+      return [=](const StepContext&, In& in, Out& out) { cholesky_kernel(dt, batch, n, in[0], out[0]); };
+    case OpKind::Lu:
+      return [=](const StepContext&, In& in, Out& out) {
+        lu_kernel(dt, batch, m, n, in[0], out[0], static_cast<int32_t*>(out[1]), static_cast<int32_t*>(out[2]));
+      };
+    case OpKind::TriangularSolve: {
+      const auto& a = op.attr<ir::attr::TriangularSolve>();
+      const auto& bt = fn.type(op.operands.at(1));
+      const int64_t bm = bt.shape()[bt.rank() - 2], bn = bt.shape()[bt.rank() - 1];
+      TriangularSolveParams p{a.left_side, a.lower, a.transpose_a, a.unit_diagonal};
+      return [=](const StepContext&, In& in, Out& out) { triangular_solve_kernel(dt, batch, bm, bn, p, in[0], in[1], out[0]); };
+    }
+    case OpKind::Eigh: {
+      const bool lower = op.attr<ir::attr::Eigh>().lower;
+      return [=](const StepContext&, In& in, Out& out) { eigh_kernel(dt, batch, n, lower, in[0], out[0], out[1]); };
+    }
+    case OpKind::Svd: {
+      const auto& a = op.attr<ir::attr::Svd>();
+      const bool full = a.full_matrices, uv = a.compute_uv;
+      return [=](const StepContext&, In& in, Out& out) {
+        svd_kernel(dt, batch, m, n, full, in[0], out[0], uv ? out[1] : nullptr, uv ? out[2] : nullptr);
+      };
+    }
+    case OpKind::Qr: {
+      const bool full = op.attr<ir::attr::Qr>().full_matrices;
+      return [=](const StepContext&, In& in, Out& out) { qr_kernel(dt, batch, m, n, full, in[0], out[0], out[1]); };
+    }
+    default:
+      throw std::logic_error(fmt::format("internal error: `{}` is not a linalg primitive", ir::op_display_name(op)));
+  }
+}
+
+}  // namespace shard::exec

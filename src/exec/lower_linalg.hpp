@@ -1,0 +1,16 @@
+// The step of a linalg primitive (cholesky, lu, triangular_solve, eigh, svd, qr) in a
+// per-device program: its LAPACK kernel (exec/lapack_kernels.hpp) over the device's block,
+// whose matrix dims the partitioner keeps whole.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "exec/program.hpp"
+#include "ir/ir.hpp"
+
+namespace shard::exec {
+
+std::function<void(const StepContext&, const std::vector<const void*>&, const std::vector<void*>&)> linalg_step_run(
+    const ir::Function& fn, const ir::Op& op);
+
+}  // namespace shard::exec

@@ -1,0 +1,398 @@
+#!/usr/bin/python3
+"""numpy oracle for jax.numpy.linalg and jax.lax.linalg in shard.
+
+Writes random float32 matrices as .npy files, generates one .shard program per placement
+(unsharded; batch dim sharded on an Explicit and on an Auto mesh) that evaluates every case and
+np.save()s its result, and compares with numpy in float64:
+  - values: solve, inv, det, slogdet, cholesky, eigh, qr, svd, pinv, matrix_power, lu,
+    triangular_solve, on single and batched (..., n, n) matrices, eagerly, under jit and
+    under vmap. Decompositions unique only up to signs are compared through sign-free
+    quantities (eigenvalues, |eigenvector| columns, reconstructions, r with a positive
+    diagonal, singular values);
+  - gradients: jax.grad of sum(W * f(x)) against central finite differences of the numpy
+    function in float64.
+A case the sharding rules reject on an Explicit placement (ShardingTypeError) is a failure:
+batch dims may be sharded and every case's matrix dims are whole.
+
+usage: linalg_oracle.py SHARD_EXE [-v] [-k SUBSTRING] [--keep DIR]
+Prints `N passed, N failed` last; exit status 1 when anything failed.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+RNG = np.random.default_rng(20261125)
+
+
+def make_inputs():
+    f32 = lambda *s: RNG.standard_normal(s).astype(np.float32)
+    m = f32(4, 4)
+    spd = lambda n, *b: (lambda g: (g @ np.swapaxes(g, -1, -2) + n * np.eye(n)).astype(np.float32))(RNG.standard_normal(b + (n, n)))
+    return {
+        "A": (m + 4 * np.eye(4)).astype(np.float32),      # well conditioned
+        "N": f32(5, 5),                                    # general (pivoting, negative det)
+        "S": spd(5),                                       # symmetric positive definite
+        "AB": (f32(8, 4, 4) + 4 * np.eye(4)).astype(np.float32),  # a batch (dim 0 shardable by 8)
+        "SB": spd(4, 8),
+        "b": f32(4),
+        "B": f32(4, 3),
+        "BB": f32(8, 4, 3),
+        "T": f32(6, 4),                                    # tall
+        "W": f32(3, 5),                                    # wide
+        "L": (np.tril(f32(4, 4)) + 4 * np.eye(4)).astype(np.float32),  # lower triangular
+    }
+
+
+# Sign-free views of decompositions (numpy side and shard side alike).
+def abs_cols(v):
+    return np.abs(v)
+
+
+def pos_diag_r(r):
+    k = min(r.shape[-2], r.shape[-1])
+    d = np.sign(np.diagonal(r, axis1=-2, axis2=-1)[..., :k])
+    d = np.where(d == 0, 1, d)
+    return r[..., :k, :] * d[..., :, None]
+
+
+def np_lu(a):
+    """Partial pivoting as getrf: returns lu, pivots, permutation."""
+    a = np.array(a, dtype=np.float64)
+    m, n = a.shape
+    perm = np.arange(m)
+    piv = np.zeros(min(m, n), np.int32)
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        piv[j] = p
+        a[[j, p]] = a[[p, j]]
+        perm[[j, p]] = perm[[p, j]]
+        if a[j, j] != 0:
+            a[j + 1:, j] /= a[j, j]
+            a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
+    return a, piv, perm.astype(np.int32)
+
+
+def sym(x):
+    return (x + np.swapaxes(x, -1, -2)) / 2
+
+
+def pinv_ref(x):
+    return np.linalg.pinv(x)
+
+
+# (name, shard expression, numpy reference of the inputs, tolerance: rtol for float results,
+#  "exact" for integers)
+C = []
+def add(name, expr, ref, tol=2e-4):
+    C.append((name, expr, ref, tol))
+
+inv, det = np.linalg.inv, np.linalg.det
+add("solve vector", "jnp.linalg.solve(A, b)", lambda x: np.linalg.solve(x["A"], x["b"]))
+add("solve matrix", "jnp.linalg.solve(A, B)", lambda x: np.linalg.solve(x["A"], x["B"]))
+add("solve batched", "jnp.linalg.solve(AB, BB)", lambda x: np.linalg.solve(x["AB"], x["BB"]))
+add("solve batched a, one b", "jnp.linalg.solve(AB, B)", lambda x: np.linalg.solve(x["AB"], np.broadcast_to(x["B"], (8, 4, 3))))
+add("solve pivoting", "jnp.linalg.solve(N, N.T)", lambda x: np.linalg.solve(x["N"], x["N"].T), 2e-3)
+add("inv", "jnp.linalg.inv(A)", lambda x: inv(x["A"]))
+add("inv pivoting", "jnp.linalg.inv(N)", lambda x: inv(x["N"]), 2e-3)
+add("inv batched", "jnp.linalg.inv(AB)", lambda x: inv(x["AB"]))
+add("inv int", "jnp.linalg.inv(jnp.array([[2, 1], [1, 3]]))", lambda x: inv(np.array([[2., 1], [1, 3]])))
+add("det", "jnp.linalg.det(A)", lambda x: det(x["A"]))
+add("det pivoting", "jnp.linalg.det(N)", lambda x: det(x["N"]))
+add("det batched", "jnp.linalg.det(AB)", lambda x: det(x["AB"]))
+add("det singular", "jnp.linalg.det(jnp.ones((3, 3)))", lambda x: np.float64(0.0))
+add("slogdet sign", "jnp.linalg.slogdet(N)[0]", lambda x: np.linalg.slogdet(x["N"])[0])
+add("slogdet logabsdet", "jnp.linalg.slogdet(N).logabsdet", lambda x: np.linalg.slogdet(x["N"])[1])
+add("slogdet batched", "jnp.linalg.slogdet(AB)[1]", lambda x: np.linalg.slogdet(x["AB"])[1])
+add("cholesky", "jnp.linalg.cholesky(S)", lambda x: np.linalg.cholesky(x["S"]))
+add("cholesky batched", "jnp.linalg.cholesky(SB)", lambda x: np.linalg.cholesky(x["SB"]))
+add("cholesky upper", "jnp.linalg.cholesky(S, upper=True)", lambda x: np.linalg.cholesky(x["S"]).T)
+add("cholesky not PD is nan", "jnp.isnan(jnp.linalg.cholesky(-S)).all()", lambda x: np.bool_(True), "exact")
+add("eigh values", "jnp.linalg.eigh(S).eigenvalues", lambda x: np.linalg.eigh(x["S"])[0])
+add("eigh vectors", "jnp.abs(jnp.linalg.eigh(S)[1])", lambda x: abs_cols(np.linalg.eigh(x["S"])[1]), 1e-3)
+add("eigh batched", "jnp.linalg.eigh(SB)[0]", lambda x: np.linalg.eigh(x["SB"])[0])
+add("eigh reconstruct", "(lambda r: (r[1] * r[0][..., None, :]) @ jnp.swapaxes(r[1], -1, -2))(jnp.linalg.eigh(SB))",
+    lambda x: x["SB"])
+add("eigh upper", "jnp.linalg.eigh(S, UPLO='U', symmetrize_input=False)[0]", lambda x: np.linalg.eigh(x["S"], UPLO="U")[0])
+add("eigvalsh", "jnp.linalg.eigvalsh(N)", lambda x: np.linalg.eigvalsh(sym(x["N"].astype(np.float64))))
+add("qr reduced tall r", "(lambda r: r * jnp.sign(jnp.diagonal(r))[:, None])(jnp.linalg.qr(T).R)",
+    lambda x: pos_diag_r(np.linalg.qr(x["T"])[1]))
+add("qr reduced tall qr", "(lambda f: f[0] @ f[1])(jnp.linalg.qr(T))", lambda x: x["T"])
+add("qr complete shapes", "(lambda f: jnp.array(f[0].shape + f[1].shape))(jnp.linalg.qr(T, mode='complete'))",
+    lambda x: np.array([6, 6, 6, 4], np.int32), "exact")
+add("qr complete orthonormal", "(lambda q: q.T @ q)(jnp.linalg.qr(T, mode='complete')[0])", lambda x: np.eye(6))
+add("qr complete qr", "(lambda f: f[0] @ f[1])(jnp.linalg.qr(T, mode='complete'))", lambda x: x["T"])
+add("qr wide", "(lambda f: f[0] @ f[1])(jnp.linalg.qr(W))", lambda x: x["W"])
+add("qr mode r", "jnp.abs(jnp.linalg.qr(W, mode='r'))", lambda x: np.abs(np.linalg.qr(x["W"], mode="r")))
+add("qr batched", "(lambda f: f[0] @ f[1])(jnp.linalg.qr(AB))", lambda x: x["AB"])
+add("svd values", "jnp.linalg.svd(T, compute_uv=False)", lambda x: np.linalg.svd(x["T"], compute_uv=False))
+add("svd reduced reconstruct", "(lambda f: (f.U * f.S[None, :]) @ f.Vh)(jnp.linalg.svd(T, full_matrices=False))",
+    lambda x: x["T"])
+add("svd full shapes", "(lambda f: jnp.array(f[0].shape + f[2].shape))(jnp.linalg.svd(W))",
+    lambda x: np.array([3, 3, 5, 5], np.int32), "exact")
+add("svd full orthonormal", "(lambda v: v @ v.T)(jnp.linalg.svd(W)[2])", lambda x: np.eye(5))
+add("svd batched values", "jnp.linalg.svd(AB, compute_uv=False)", lambda x: np.linalg.svd(x["AB"], compute_uv=False))
+add("svdvals", "jnp.linalg.svdvals(W)", lambda x: np.linalg.svd(x["W"], compute_uv=False))
+add("pinv tall", "jnp.linalg.pinv(T)", lambda x: pinv_ref(x["T"]), 1e-3)
+add("pinv wide", "jnp.linalg.pinv(W)", lambda x: pinv_ref(x["W"]), 1e-3)
+add("pinv rank deficient", "jnp.linalg.pinv(jnp.ones((3, 4)))", lambda x: pinv_ref(np.ones((3, 4))), 1e-3)
+add("matrix_power 5", "jnp.linalg.matrix_power(A, 5)", lambda x: np.linalg.matrix_power(x["A"].astype(np.float64), 5), 1e-3)
+add("matrix_power 0", "jnp.linalg.matrix_power(AB, 0)", lambda x: np.broadcast_to(np.eye(4), (8, 4, 4)))
+add("matrix_power -2", "jnp.linalg.matrix_power(A, -2)", lambda x: np.linalg.matrix_power(x["A"].astype(np.float64), -2), 1e-3)
+add("matrix_power int", "jnp.linalg.matrix_power(jnp.array([[1, 1], [1, 0]]), 10)", lambda x: np.array([[89, 55], [55, 34]], np.int32), "exact")
+add("lax lu", "jax.lax.linalg.lu(N)[0]", lambda x: np_lu(x["N"])[0], 1e-3)
+add("lax lu pivots", "jax.lax.linalg.lu(N)[1]", lambda x: np_lu(x["N"])[1], "exact")
+add("lax lu permutation", "jax.lax.linalg.lu(N)[2]", lambda x: np_lu(x["N"])[2], "exact")
+add("lax lu tall", "(lambda f: jnp.tril(f[0], -1)[:, :4] + jnp.eye(6, 4))(jax.lax.linalg.lu(T))",
+    lambda x: (lambda f: np.tril(f[0], -1)[:, :4] + np.eye(6, 4))(np_lu(x["T"])), 1e-3)
+add("lax triangular_solve left lower", "jax.lax.linalg.triangular_solve(L, B, left_side=True, lower=True)",
+    lambda x: np.linalg.solve(x["L"], x["B"]))
+add("lax triangular_solve transpose_a", "jax.lax.linalg.triangular_solve(L, B, left_side=True, lower=True, transpose_a=True)",
+    lambda x: np.linalg.solve(x["L"].T, x["B"]))
+add("lax triangular_solve right upper", "jax.lax.linalg.triangular_solve(L.T, B.T, left_side=False, lower=False)",
+    lambda x: x["B"].T @ inv(x["L"].T))
+add("lax triangular_solve unit_diagonal", "jax.lax.linalg.triangular_solve(L, b, left_side=True, lower=True, unit_diagonal=True)",
+    lambda x: np.linalg.solve(np.tril(x["L"], -1) + np.eye(4), x["b"]))
+add("lax cholesky", "jax.lax.linalg.cholesky(S)", lambda x: np.linalg.cholesky(x["S"]))
+add("lax eigh (v, w)", "jax.lax.linalg.eigh(S)[1]", lambda x: np.linalg.eigh(x["S"])[0])
+add("lax qr", "(lambda f: f[0] @ f[1])(jax.lax.linalg.qr(T, full_matrices=False))", lambda x: x["T"])
+add("lax svd", "jax.lax.linalg.svd(T)[1]", lambda x: np.linalg.svd(x["T"], compute_uv=False))
+nrm = np.linalg.norm
+for o in ["None", "'fro'", "'nuc'", "1", "-1", "2", "-2", "jnp.inf", "-jnp.inf"]:
+    no = eval(o.replace("jnp.", "np."))
+    add(f"norm matrix ord={o}", f"jnp.linalg.norm(T, ord={o})", lambda x, no=no: nrm(x["T"], ord=no))
+    add(f"norm batched ord={o} keepdims", f"jnp.linalg.norm(AB, ord={o}, axis=(2, 1), keepdims=True)",
+        lambda x, no=no: nrm(x["AB"], ord=no, axis=(2, 1), keepdims=True))
+for o in ["None", "0", "1", "2", "3", "0.5", "jnp.inf", "-jnp.inf"]:
+    no = eval(o.replace("jnp.", "np."))
+    add(f"norm vector ord={o}", f"jnp.linalg.norm(b, ord={o})", lambda x, no=no: nrm(x["b"], ord=no))
+    add(f"norm rows ord={o}", f"jnp.linalg.norm(T, ord={o}, axis=1)", lambda x, no=no: nrm(x["T"], ord=no, axis=1))
+add("norm all dims", "jnp.linalg.norm(AB)", lambda x: nrm(x["AB"].ravel()))
+add("matrix_rank", "jnp.linalg.matrix_rank(T)", lambda x: np.int32(4), "exact")
+add("matrix_rank deficient", "jnp.linalg.matrix_rank(jnp.outer(jnp.arange(1.0, 5.0), jnp.arange(3.0)))", lambda x: np.int32(1), "exact")
+add("matrix_rank batched", "jnp.linalg.matrix_rank(AB)", lambda x: np.full(8, 4, np.int32), "exact")
+add("matrix_rank vector", "jnp.linalg.matrix_rank(b)", lambda x: np.int32(1), "exact")
+# jax.scipy.linalg
+def np_scipy_lu(a):
+    lu, _, perm = np_lu(a)
+    m, n = a.shape
+    k = min(m, n)
+    p = np.zeros((m, m))
+    p[perm, np.arange(m)] = 1
+    return p, np.tril(lu, -1)[:, :k] + np.eye(m, k), np.triu(lu)[:k, :]
+add("scipy solve_triangular", "jax.scipy.linalg.solve_triangular(L, B, lower=True)", lambda x: np.linalg.solve(x["L"], x["B"]))
+add("scipy solve_triangular upper trans", "jax.scipy.linalg.solve_triangular(L.T, b, trans='T')", lambda x: np.linalg.solve(x["L"], x["b"]))
+add("scipy solve_triangular trans=1 lower", "jax.scipy.linalg.solve_triangular(L, BB, trans=1, lower=True)",
+    lambda x: np.linalg.solve(x["L"].T, x["BB"]))
+add("scipy cholesky upper", "jax.scipy.linalg.cholesky(S)", lambda x: np.linalg.cholesky(x["S"]).T)
+add("scipy cholesky lower", "jax.scipy.linalg.cholesky(SB, lower=True)", lambda x: np.linalg.cholesky(x["SB"]))
+add("scipy cho_solve", "jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(S), S[:, :2])", lambda x: np.linalg.solve(x["S"], x["S"][:, :2]))
+add("scipy cho_solve lower vector", "jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(SB[0], lower=True), b)",
+    lambda x: np.linalg.solve(x["SB"][0], x["b"]))
+add("scipy lu p", "jax.scipy.linalg.lu(N)[0]", lambda x: np_scipy_lu(x["N"])[0], "exact_float")
+add("scipy lu l", "jax.scipy.linalg.lu(N)[1]", lambda x: np_scipy_lu(x["N"])[1], 1e-3)
+add("scipy lu u", "jax.scipy.linalg.lu(N)[2]", lambda x: np_scipy_lu(x["N"])[2], 1e-3)
+add("scipy lu tall plu", "(lambda f: f[0] @ f[1] @ f[2])(jax.scipy.linalg.lu(T))", lambda x: x["T"])
+add("scipy lu wide plu", "(lambda f: f[0] @ f[1] @ f[2])(jax.scipy.linalg.lu(W))", lambda x: x["W"])
+add("scipy lu permute_l", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.lu(N, permute_l=True))", lambda x: x["N"])
+add("scipy det inv", "jax.scipy.linalg.det(A) * jax.scipy.linalg.inv(A)", lambda x: det(x["A"]) * inv(x["A"]), 1e-3)
+add("scipy solve gen", "jax.scipy.linalg.solve(N, N[0])", lambda x: np.linalg.solve(x["N"], x["N"][0]), 2e-3)
+add("scipy solve pos", "jax.scipy.linalg.solve(S, S[0], assume_a='pos')", lambda x: np.linalg.solve(x["S"], x["S"][0]))
+add("scipy eigh eigvals_only", "jax.scipy.linalg.eigh(S, eigvals_only=True)", lambda x: np.linalg.eigh(x["S"])[0])
+add("scipy svd", "jax.scipy.linalg.svd(T)[1]", lambda x: np.linalg.svd(x["T"], compute_uv=False))
+add("scipy qr economic", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.qr(T, mode='economic'))", lambda x: x["T"])
+add("scipy qr full shape", "jnp.array(jax.scipy.linalg.qr(T)[0].shape)", lambda x: np.array([6, 6], np.int32), "exact")
+add("scipy qr r", "jnp.abs(jax.scipy.linalg.qr(T, mode='r')[0])", lambda x: np.abs(np.linalg.qr(x["T"], mode="complete")[1]))
+# jit and vmap
+add("jit solve", "jax.jit(jnp.linalg.solve)(AB, BB)", lambda x: np.linalg.solve(x["AB"], x["BB"]))
+add("jit inv det", "jax.jit(lambda a: jnp.linalg.inv(a) * jnp.linalg.det(a)[..., None, None])(AB)",
+    lambda x: inv(x["AB"]) * det(x["AB"])[:, None, None], 1e-3)
+add("jit eigh", "jax.jit(lambda s: jnp.linalg.eigh(s)[0])(SB)", lambda x: np.linalg.eigh(x["SB"])[0])
+add("jit cholesky", "jax.jit(jnp.linalg.cholesky)(SB)", lambda x: np.linalg.cholesky(x["SB"]))
+add("jit svd", "jax.jit(lambda a: jnp.linalg.svd(a)[1])(AB)", lambda x: np.linalg.svd(x["AB"], compute_uv=False))
+add("jit qr", "jax.jit(lambda a: (lambda f: f[0] @ f[1])(jnp.linalg.qr(a)))(AB)", lambda x: x["AB"])
+add("vmap inv", "jax.vmap(jnp.linalg.inv)(AB)", lambda x: inv(x["AB"]))
+add("vmap solve one b", "jax.vmap(jnp.linalg.solve, in_axes=(0, None))(AB, b)", lambda x: np.linalg.solve(x["AB"], np.broadcast_to(x["b"][:, None], (8, 4, 1)))[..., 0])
+add("vmap solve one a", "jax.vmap(jnp.linalg.solve, in_axes=(None, 0))(A, BB)", lambda x: np.linalg.solve(x["A"], x["BB"]))
+add("vmap det", "jax.vmap(jnp.linalg.det)(AB)", lambda x: det(x["AB"]))
+add("vmap cholesky", "jax.vmap(jnp.linalg.cholesky)(SB)", lambda x: np.linalg.cholesky(x["SB"]))
+add("vmap eigvalsh", "jax.vmap(jnp.linalg.eigvalsh)(SB)", lambda x: np.linalg.eigvalsh(x["SB"]))
+add("vmap svd values", "jax.vmap(lambda a: jnp.linalg.svd(a, compute_uv=False))(AB)", lambda x: np.linalg.svd(x["AB"], compute_uv=False))
+add("vmap qr", "jax.vmap(lambda a: (lambda f: f[0] @ f[1])(jnp.linalg.qr(a)))(AB)", lambda x: x["AB"])
+add("vmap lax triangular_solve", "jax.vmap(lambda b: jax.lax.linalg.triangular_solve(L, b, left_side=True, lower=True))(BB)",
+    lambda x: np.linalg.solve(x["L"], x["BB"]))
+add("vmap of vmap inv", "jax.vmap(jax.vmap(jnp.linalg.inv))(jnp.stack([AB, 2 * AB], axis=1))",
+    lambda x: inv(np.stack([x["AB"], 2 * x["AB"]], axis=1)))
+add("scan of solve", "jax.lax.scan(lambda c, a: (c + jnp.linalg.det(a), jnp.linalg.solve(a, b)), 0.0, jnp.stack([A, A.T]))[1]",
+    lambda x: np.stack([np.linalg.solve(x["A"], x["b"]), np.linalg.solve(x["A"].T, x["b"])]))
+add("scan carry det", "jax.lax.scan(lambda c, a: (c + jnp.linalg.det(a), None), 0.0, jnp.stack([A, A.T]))[0]",
+    lambda x: 2 * det(x["A"]))
+
+# Gradients: grad of sum(Wt * f(x)) against central differences of the float64 reference.
+G = []
+def grad_case(name, arg, src, ref, tol=2e-3):
+    """ref(v) or ref(v, inputs): the numpy function of the differentiated input v."""
+    two = getattr(ref, "__name__", "") == "<lambda>" and ref.__code__.co_argcount == 2
+    G.append((name, arg, src, ref if two else (lambda v, _x, ref=ref: ref(v)), tol))
+
+grad_case("grad det", "A", "lambda a: jnp.linalg.det(a)", det)
+grad_case("grad det pivoting", "N", "lambda a: jnp.linalg.det(a)", det)
+grad_case("grad slogdet", "N", "lambda a: jnp.linalg.slogdet(a)[1]", lambda a: np.linalg.slogdet(a)[1])
+grad_case("grad inv", "A", "lambda a: jnp.linalg.inv(a)", inv)
+grad_case("grad inv pivoting", "N", "lambda a: jnp.linalg.inv(a)", inv, 5e-3)
+grad_case("grad solve wrt a", "A", "lambda a: jnp.linalg.solve(a, B)", lambda a, x: np.linalg.solve(a, x["B"]))
+grad_case("grad solve wrt b", "B", "lambda bb: jnp.linalg.solve(A, bb)", lambda bb, x: np.linalg.solve(x["A"], bb))
+grad_case("grad solve batched", "AB", "lambda a: jnp.linalg.solve(a, BB)", lambda a, x: np.linalg.solve(a, x["BB"]))
+grad_case("grad cholesky", "S", "lambda s: jnp.linalg.cholesky(s)", lambda s: np.linalg.cholesky(sym(s)))
+grad_case("grad cholesky batched", "SB", "lambda s: jnp.linalg.cholesky(s)", lambda s: np.linalg.cholesky(sym(s)))
+grad_case("grad eigh eigenvalues", "S", "lambda s: jnp.linalg.eigh(s)[0]", lambda s: np.linalg.eigh(sym(s))[0])
+grad_case("grad eigh eigenvectors (sign-fixed)", "S",
+          "lambda s: (lambda v: v * jnp.sign(v[0:1, :]))(jnp.linalg.eigh(s)[1])",
+          lambda s: (lambda v: v * np.sign(v[0:1, :]))(np.linalg.eigh(sym(s))[1]), 5e-3)
+grad_case("grad triangular_solve wrt a", "L", "lambda l: jax.lax.linalg.triangular_solve(l, B, left_side=True, lower=True)",
+          lambda l, x: np.linalg.solve(np.tril(l), x["B"]))
+grad_case("grad triangular_solve right transpose", "L",
+          "lambda l: jax.lax.linalg.triangular_solve(l, B.T, left_side=False, lower=True, transpose_a=True)",
+          lambda l, x: x["B"].T @ inv(np.tril(l).T))
+grad_case("grad qr r", "T", "lambda t: (lambda r: r * jnp.sign(jnp.diagonal(r))[:, None])(jnp.linalg.qr(t)[1])",
+          lambda t: pos_diag_r(np.linalg.qr(t)[1]), 5e-3)
+grad_case("grad svd values", "T", "lambda t: jnp.linalg.svd(t, compute_uv=False)", lambda t: np.linalg.svd(t, compute_uv=False))
+grad_case("grad pinv", "T", "lambda t: jnp.linalg.pinv(t)", np.linalg.pinv, 5e-3)
+grad_case("grad matrix_power", "A", "lambda a: jnp.linalg.matrix_power(a, 3)", lambda a: np.linalg.matrix_power(a, 3))
+grad_case("grad norm nuc", "T", "lambda t: jnp.linalg.norm(t, ord='nuc')", lambda t: nrm(t, ord="nuc"))
+grad_case("grad norm 3", "T", "lambda t: jnp.linalg.norm(t, ord=3, axis=0)", lambda t: nrm(t, ord=3, axis=0))
+grad_case("grad jit inv", "A", "jax.jit(lambda a: jnp.linalg.inv(a))", inv)
+grad_case("grad vmap det", "AB", "jax.vmap(jnp.linalg.det)", det)
+
+PLACEMENTS = [
+    ("unsharded", None, None),
+    ("explicit batch P('x')", "jax.make_mesh((8,), ('x',), axis_types=(AxisType.Explicit,))", "Explicit"),
+    ("auto batch P('x')", "jax.make_mesh((8,), ('x',), axis_types=(AxisType.Auto,))", "Auto"),
+]
+BATCHED = {"AB", "SB", "BB"}  # inputs whose leading (batch) dim is placed on the mesh
+
+
+def fd_grad(ref, x, arg, wt, eps=1e-6):
+    base = x[arg].astype(np.float64)
+    x64 = {k: u.astype(np.float64) for k, u in x.items()}
+    call = lambda v: ref(v, x64)
+    g = np.zeros_like(base)
+    for i in np.ndindex(base.shape):
+        hi, lo = base.copy(), base.copy()
+        hi[i] += eps
+        lo[i] -= eps
+        g[i] = (np.sum(wt * call(hi)) - np.sum(wt * call(lo))) / (2 * eps)
+    return g
+
+
+def program(inputs_dir, out_dir, placement, x, wts):
+    label, mesh_ctor, _ = placement
+    lines = ["import jax", "import jax.numpy as jnp", "import numpy as np",
+             "from jax.sharding import PartitionSpec as P, NamedSharding, AxisType"]
+    if mesh_ctor:
+        lines += [f"mesh = {mesh_ctor}", "def place(x, batched):",
+                  "    return jax.device_put(x, NamedSharding(mesh, P('x') if batched else P()))"]
+    else:
+        lines += ["def place(x, batched):", "    return jnp.asarray(x)"]
+    for name in x:
+        lines.append(f"{name} = place(np.load({os.path.join(inputs_dir, name + '.npy')!r}), {name in BATCHED})")
+    if mesh_ctor:
+        lines.append("jax.sharding.set_mesh(mesh)")
+    for k, (_name, expr, _ref, _tol) in enumerate(C):
+        lines += ["try:", f"    r = {expr}", f"    np.save({os.path.join(out_dir, f'v{k}.npy')!r}, np.asarray(r))",
+                  "except Exception as e:", f"    print('CASE v{k}', type(e).__name__ + ':', str(e).replace(chr(10), ' '))"]
+    for k, (_name, arg, src, _ref, _tol) in enumerate(G):
+        lines += ["try:", f"    wt = np.load({os.path.join(inputs_dir, f'wt{k}.npy')!r})",
+                  f"    r = jax.grad(lambda z: jnp.sum(({src})(z) * wt))({arg})",
+                  f"    np.save({os.path.join(out_dir, f'g{k}.npy')!r}, np.asarray(r))",
+                  "except Exception as e:", f"    print('CASE g{k}', type(e).__name__ + ':', str(e).replace(chr(10), ' '))"]
+    return "\n".join(lines) + "\n"
+
+
+def compare(out, ref, tol):
+    ref = np.asarray(ref)
+    if out.shape != ref.shape:
+        return f"shape {out.shape}, expected {ref.shape}"
+    if tol == "exact_float":  # exact values of a float32 result
+        return None if out.dtype == np.float32 and np.array_equal(out, ref) else f"got {out.dtype} {out.ravel()[:8]}, expected {ref.ravel()[:8]}"
+    if tol == "exact":
+        return None if np.array_equal(out, ref) else f"values differ: got {out.ravel()[:8]}, expected {ref.ravel()[:8]}"
+    if out.dtype != np.float32:
+        return f"dtype {out.dtype}, expected float32"
+    ref64 = ref.astype(np.float64)
+    scale = max(1.0, float(np.max(np.abs(ref64)))) if ref64.size else 1.0
+    if np.allclose(out.astype(np.float64), ref64, rtol=tol, atol=tol * scale, equal_nan=True):
+        return None
+    diff = np.abs(out.astype(np.float64) - ref64)
+    k = int(np.argmax(diff))
+    return f"max abs diff {diff.flat[k]:.3g} at flat index {k}: got {out.flat[k]!r}, expected {ref64.flat[k]!r}"
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    shard = os.path.abspath(argv[1])
+    verbose = "-v" in argv
+    only = argv[argv.index("-k") + 1] if "-k" in argv else None
+    keep = argv[argv.index("--keep") + 1] if "--keep" in argv else None
+    x = make_inputs()
+    global C, G
+    C = [c for c in C if only is None or only in c[0]]
+    G = [g for g in G if only is None or only in g[0]]
+    refs = [c[2](x) for c in C]
+    work = keep or tempfile.mkdtemp(prefix="linalg_oracle_")
+    inputs_dir = os.path.join(work, "inputs")
+    os.makedirs(inputs_dir, exist_ok=True)
+    for name, arr in x.items():
+        np.save(os.path.join(inputs_dir, name + ".npy"), arr)
+    grefs = []
+    for k, (_name, arg, _src, ref, _tol) in enumerate(G):
+        shape = np.shape(ref(x[arg].astype(np.float64), {kk: u.astype(np.float64) for kk, u in x.items()}))
+        wt = RNG.standard_normal(shape).astype(np.float32)
+        np.save(os.path.join(inputs_dir, f"wt{k}.npy"), wt)
+        grefs.append(fd_grad(ref, x, arg, wt.astype(np.float64)))
+    passed = failed = 0
+    for pi, placement in enumerate(PLACEMENTS):
+        label = placement[0]
+        out_dir = os.path.join(work, f"out{pi}")
+        os.makedirs(out_dir, exist_ok=True)
+        for f in os.listdir(out_dir):
+            os.remove(os.path.join(out_dir, f))
+        prog = os.path.join(work, f"prog{pi}.shard")
+        with open(prog, "w") as f:
+            f.write(program(inputs_dir, out_dir, placement, x, None))
+        proc = subprocess.run([shard, prog], capture_output=True, text=True, env=dict(os.environ, SHARD_DEVICES="8"), timeout=1200)
+        errors = {}
+        for line in proc.stdout.splitlines():
+            if line.startswith("CASE "):
+                _, k, msg = line.split(" ", 2)
+                errors[k] = msg
+        if proc.returncode != 0:
+            print(f"[{label}] shard exited with {proc.returncode}:\n{proc.stderr[-3000:]}")
+            failed += 1
+        checks = [(f"v{k}", c[0], c[1], refs[k], c[3]) for k, c in enumerate(C)]
+        checks += [(f"g{k}", g[0], g[2], grefs[k], g[4]) for k, g in enumerate(G)]
+        for key, name, expr, ref, tol in checks:
+            path = os.path.join(out_dir, f"{key}.npy")
+            if key in errors:
+                problem = errors[key][:400]
+            elif not os.path.exists(path):
+                problem = "no result"
+            else:
+                problem = compare(np.load(path), ref, tol)
+            if problem:
+                failed += 1
+                print(f"[{label}] FAIL {name} ({expr}): {problem}")
+            else:
+                passed += 1
+                if verbose:
+                    print(f"[{label}] ok {name}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
