@@ -22,12 +22,16 @@ jit::KernelJit& kernel_jit() {
 Executable::Executable(const ir::Function& local, types::Mesh mesh) : mesh_(std::move(mesh)) {
   lower_function(*this, local, param_slots_, result_slots_);
   size_t bytes = 0;
-  bool nested = false;
+  bool nested = false, repeats = false;
   for (const auto& st : steps_) {
     for (auto b : st.out_bytes) bytes += b;
-    nested |= static_cast<bool>(st.run_region) || st.repeats;
+    nested |= static_cast<bool>(st.run_region);
+    repeats |= st.repeats;
   }
-  run_inline_ = groups_.empty() && !nested && bytes * mesh_.device_ids().size() <= (size_t{1} << 16);
+  // A compiled loop's work is not bounded by its bytes: on several devices they run it in
+  // parallel; on one, the calling thread does as well without the wake-up.
+  const size_t devices = mesh_.device_ids().size();
+  run_inline_ = groups_.empty() && !nested && !(repeats && devices > 1) && bytes * devices <= (size_t{1} << 16);
 }
 
 Executable::~Executable() = default;
