@@ -110,7 +110,16 @@ BufferRef DeviceBuffer::allocate(int device, size_t bytes, bool zero_fill) {
   return ref;
 }
 
+BufferRef DeviceBuffer::view(const BufferRef& parent, size_t offset, size_t bytes) {
+  if (offset > parent->bytes_ || bytes > parent->bytes_ - offset)
+    throw std::out_of_range("internal error: a view outside its buffer");
+  BufferRef ref(new DeviceBuffer(parent->device_, bytes, static_cast<std::byte*>(parent->data_) + offset));
+  ref->parent_ = parent;
+  return ref;
+}
+
 DeviceBuffer::~DeviceBuffer() {
+  if (parent_) return;  // a view: the parent owns and counts the memory
   const size_t rounded = bytes_ == 0 ? kAlignment : (bytes_ + kAlignment - 1) / kAlignment * kAlignment;
   const size_t cls = size_class(rounded);
   if (cls < kCachedMin || !block_cache().give(device_, cls, data_)) std::free(data_);

@@ -20,6 +20,9 @@ class DeviceBuffer {
   // unspecified. Throws std::bad_alloc when memory runs out, std::out_of_range for a device
   // id outside [0, kMaxDevices).
   static BufferRef allocate(int device, size_t bytes, bool zero_fill = false);
+  // `bytes` of `parent` from `offset` (a slice of contiguous rows): no copy, no allocation; it
+  // keeps the parent alive. Buffers are immutable, so sharing bytes is safe.
+  static BufferRef view(const BufferRef& parent, size_t offset, size_t bytes);
 
   ~DeviceBuffer();
   DeviceBuffer(const DeviceBuffer&) = delete;
@@ -39,6 +42,7 @@ class DeviceBuffer {
   int device_;
   size_t bytes_;
   void* data_;
+  BufferRef parent_;  // set for a view: the owner of data_
 };
 
 // Per-device memory accounting (all counters are for buffers allocated through DeviceBuffer).

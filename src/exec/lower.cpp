@@ -64,6 +64,15 @@ class Lowering {
   }
   const ir::ArrayType& type(ir::ValueId v) const { return fn_.type(v); }
 
+  // Whether reading `shape` with `strides` (elements) walks one contiguous run of the operand
+  // in order: every dim of more than one element has its row-major stride.
+  static bool reads_one_run(const Shape& shape, const std::vector<int64_t>& strides) {
+    auto want = contiguous_strides(shape);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] > 1 && strides[d] != want[d]) return false;
+    return true;
+  }
+
   Step make_step(const ir::Op& op) {
     Step s;
     s.name = ir::op_display_name(op);
@@ -153,6 +162,13 @@ class Lowering {
         for (size_t d = 0; d < map.size(); ++d) {
           offset += map[d].start * in_strides[d];
           if (map[d].result_dim >= 0) strides[static_cast<size_t>(map[d].result_dim)] += map[d].step * in_strides[d];
+        }
+        if (reads_one_run(rt.shape(), strides)) {  // e.g. a slice of leading rows: a view, not a copy
+          Step s = make_step(op);
+          s.alias_of = 0;
+          s.alias_offset = static_cast<size_t>(offset) * types::dtype_size(rt.dtype());
+          emit(std::move(s));
+          return;
         }
         return add_copy(make_step(op), rt.dtype(), rt.shape(), strides, offset);
       }

@@ -73,7 +73,10 @@ void run_steps(const StepContext& ctx, const std::vector<Step>& steps, std::vect
     out_ptrs.clear();
     for (int s : st.in) in_ptrs.push_back(slots[s]->data());
     if (st.alias_of >= 0) {
-      slots[st.out[0]] = slots[st.in[st.alias_of]];
+      const BufferRef& from = slots[st.in[st.alias_of]];
+      slots[st.out[0]] = st.alias_offset == 0 && st.out_bytes[0] == from->bytes()
+                             ? from
+                             : runtime::DeviceBuffer::view(from, st.alias_offset, st.out_bytes[0]);
       continue;
     }
     for (size_t o = 0; o < st.out.size(); ++o) {

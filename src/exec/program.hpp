@@ -35,6 +35,7 @@ struct Step {
   std::vector<int> in, out;         // slot ids
   std::vector<size_t> out_bytes;    // bytes of each output buffer
   int alias_of = -1;                // >= 0: out[0] is the same buffer as in[alias_of]
+  size_t alias_offset = 0;          // with alias_of: out[0] is in's bytes from this offset (a view)
   bool repeats = false;             // a compiled loop: its work is not bounded by its bytes
   std::function<void(const StepContext&, const std::vector<const void*>& in, const std::vector<void*>& out)> run;
   // Control flow (while, scan, cond): runs nested step lists over the device's slot table

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "runtime/device_buffer.hpp"
 #include "runtime/device_runtime.hpp"
 #include "runtime/rendezvous.hpp"
 
@@ -113,4 +114,22 @@ TEST_CASE("rendezvous: a device that finished its program is named at once", "[r
   });
   CHECK(std::chrono::steady_clock::now() - t0 < 2s);
   CHECK_THAT(err, Catch::Contains("device 0 reached `psum f32[4] over x` but device 1 finished its program without executing it"));
+}
+
+TEST_CASE("a view shares its parent's bytes and keeps it alive", "[runtime]") {
+  const auto before = device_memory_stats(0).live_buffers;
+  BufferRef view;
+  {
+    BufferRef parent = DeviceBuffer::allocate(0, 64 * sizeof(float));
+    for (int i = 0; i < 64; ++i) parent->as<float>()[i] = static_cast<float>(i);
+    view = DeviceBuffer::view(parent, 16 * sizeof(float), 8 * sizeof(float));
+    CHECK(view->data() == parent->as<float>() + 16);
+    CHECK_THROWS_AS(DeviceBuffer::view(parent, 60 * sizeof(float), 8 * sizeof(float)), std::out_of_range);
+  }
+  CHECK(view->bytes() == 8 * sizeof(float));
+  CHECK(view->as<float>()[0] == 16.0f);  // the parent is still alive
+  CHECK(view->as<float>()[7] == 23.0f);
+  CHECK(device_memory_stats(0).live_buffers == before + 1);  // counted once, by the parent
+  view.reset();
+  CHECK(device_memory_stats(0).live_buffers == before);
 }
