@@ -31,6 +31,8 @@ namespace {
 
 bool is_none(const Value& v) { return !v || v->kind == ObjKind::None; }
 
+bool g_initialize_called = false;  // initialize starts the devices, so a second call is told apart first
+
 // A numpy array of this process holding `data`.
 exec::ArrayRef host_array_from_bytes(const void* data, types::DType dtype, const types::Shape& shape) {
   return exec::array_from_host(data, types::ArrayType(dtype, shape), types::NamedSharding(exec::single_device_mesh(), types::PartitionSpec()),
@@ -47,8 +49,7 @@ Value distributed_initialize(Interp& I, CallArgs& a) {
                        "initialization_timeout=", "coordinator_bind_address=", "*", "service_heartbeat_interval_seconds=",
                        "service_max_missing_heartbeats=", "client_heartbeat_interval_seconds=", "client_max_missing_heartbeats=",
                        "spec_detection_method=", "heartbeat_timeout_seconds=", "shutdown_timeout_seconds="});
-  static bool called = false;  // initialize starts the devices, so a second call is told apart first
-  if (called) I.raise("RuntimeError", "distributed.initialize should only be called once.");
+  if (g_initialize_called) I.raise("RuntimeError", "distributed.initialize should only be called once.");
   if (runtime::global_runtime_started())
     I.raise("RuntimeError", "jax.distributed.initialize() must be called before any JAX computations are executed.");
   const auto env = runtime::mpi::launch_environment();
@@ -79,7 +80,7 @@ Value distributed_initialize(Interp& I, CallArgs& a) {
     if (list.empty()) I.raise("ValueError", "local_device_ids must name at least one device");
     if (!device_count_forced()) set_config_device_count(static_cast<int>(list.size()));
   }
-  called = true;
+  g_initialize_called = true;
   if (*num_processes > 1) {
     guarded(I, [&] {
       auto [size, rank] = runtime::mpi::initialize();
@@ -244,7 +245,7 @@ void fill_distributed(Interp&, ModuleObj& m) {
   });
   add(m, "is_initialized", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "is_initialized", {});
-    return interp::make_bool(runtime::mpi::initialized());
+    return interp::make_bool(g_initialize_called);
   });
 }
 
