@@ -34,7 +34,8 @@ void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64
     const auto slice = std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50),
                                                                       deadline - std::chrono::steady_clock::now());
     ok = cv_.wait_for(lock, std::max<std::chrono::steady_clock::duration>(slice, {}),
-                      [&] { return phase_ >= target || !broken_.empty(); });
+                      [&] { return phase_ >= target || !broken_.empty() || !failed_round_.empty(); });
+    if (stage[0] == 'a' && phase_ < target && !failed_round_.empty()) withdraw_and_throw(rank);
     if (ok || std::chrono::steady_clock::now() >= deadline) break;
     if (stage[0] == 'a' && cancel_requested()) {
       present_[rank] = false;
@@ -43,16 +44,18 @@ void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64
     }
     // A missing device of this process that is no longer running has finished its program
     // without this collective (a per-device predicate skipped it, say): say so now, not after
-    // the timeout. (Devices of other processes are watched by runtime/mpi_transport.)
+    // the timeout. Only this round fails: the arrivals leave, and the next call of the program
+    // (which may take the collective everywhere) finds the rendezvous usable. (Devices of other
+    // processes are watched by runtime/mpi_transport.)
     if (stage[0] == 'a' && DeviceRuntime::current_device() >= 0)
       for (size_t r = 0; r < devices_.size(); ++r)
-        if (!present_[r] && phase_ < target && !device_running(devices_[r])) {
-          broken_ = fmt::format(
+        if (!present_[r] && !device_running(devices_[r])) {
+          failed_round_ = fmt::format(
               "collective mismatch: device {} reached `{}` but device {} finished its program without executing it "
               "(a collective must be executed by every device of its group, in the same order)",
               devices_[rank], what, devices_[r]);
           cv_.notify_all();
-          throw CollectiveError(broken_);
+          withdraw_and_throw(rank);
         }
   }
   if (!broken_.empty()) throw CollectiveError(broken_);
@@ -68,9 +71,17 @@ void CollectiveRendezvous::wait_phase(std::unique_lock<std::mutex>& lock, uint64
   throw CollectiveError(broken_);
 }
 
+void CollectiveRendezvous::withdraw_and_throw(int rank) {
+  const std::string error = failed_round_;
+  present_[rank] = false;
+  if (--count_ == 0) failed_round_.clear();  // the last to leave resets the round
+  throw CollectiveError(error);
+}
+
 std::vector<void*> CollectiveRendezvous::arrive(int rank, const std::string& what, void* data) {
   std::unique_lock<std::mutex> lock(mu_);
   if (!broken_.empty()) throw CollectiveError(broken_);
+  if (!failed_round_.empty()) throw CollectiveError(failed_round_);  // a round being abandoned
   const uint64_t my_phase = phase_;  // even: this round's arrival phase
   what_[rank] = what;
   data_[rank] = data;

@@ -47,6 +47,8 @@ class CollectiveRendezvous {
   std::vector<bool> present_;
   std::string error_;    // set when the current round failed (mismatch)
   std::string broken_;   // set forever after a timeout
+  std::string failed_round_;  // this round failed (a device finished without it): arrivals leave
+  void withdraw_and_throw(int rank);  // with mu_ held
 };
 
 }  // namespace shard::runtime
