@@ -134,29 +134,34 @@ void wait_all(std::vector<MPI_Request>& reqs, const std::string& what, const std
   WaitNote note(what, peers);
   const auto start = Clock::now();
   const auto deadline = start + timeout;
-  auto grace = Clock::time_point::max();  // after a peer finished: its last data may be in flight
-  int finished_peer = -1;
+  // A peer that announced its end (finished, or failed) may have completed its side of this very
+  // collective just before: its data can still be in flight. Give it a grace period before
+  // blaming it.
+  auto grace = Clock::time_point::max();
+  int ended_peer = -1;
   for (long iter = 0;; ++iter) {
     int done = 0;
     MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
     if (done) return;
     poll_control();
     const auto now = Clock::now();
-    for (int q : peers) {
-      auto [end, why] = end_of(q);
+    if (ended_peer < 0)
+      for (int q : peers)
+        if (end_of(q).first != PeerEnd::Running) {
+          ended_peer = q;
+          grace = now + std::chrono::seconds(3);
+          break;
+        }
+    if (now > grace) {
+      auto [end, why] = end_of(ended_peer);
       if (end == PeerEnd::Failed)
-        throw CollectiveError(fmt::format("process {} failed while process {} waits for it in collective `{}`: {}", q,
-                                          g_rank, what, why));
-      if (end == PeerEnd::Finished && finished_peer < 0) {
-        finished_peer = q;
-        grace = now + std::chrono::seconds(3);
-      }
-    }
-    if (now > grace)
+        throw CollectiveError(fmt::format("process {} failed while process {} waits for it in collective `{}`: {}",
+                                          ended_peer, g_rank, what, why));
       throw CollectiveError(fmt::format(
           "collective mismatch: process {} reached `{}` but process {} finished its program without executing it "
           "(a collective must be executed by every device of its group, in the same order)",
-          g_rank, what, finished_peer));
+          g_rank, what, ended_peer));
+    }
     if (now > deadline)
       throw CollectiveError(fmt::format(
           "collective mismatch: process {} reached `{}` but process(es) {} did not within {:.1f} s "
