@@ -34,14 +34,7 @@ class ArgReduceEmitter {
       : mh_(mh), c_(mh.context()), b_(c_), k_(k), split_(split_at_axis(k)), st_(storage_type(c_, k.dtype)) {}
 
   void emit(const std::string& name) {
-    auto* ptr = b_.getPtrTy();
-    fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false), llvm::Function::ExternalLinkage,
-                                 name, mh_.module());
-    fn_->addParamAttr(0, llvm::Attribute::NoAlias);
-    fn_->addParamAttr(1, llvm::Attribute::NoAlias);
-    fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
-    fn_->addFnAttr(llvm::Attribute::NoUnwind);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", fn_));
+    fn_ = begin_kernel_function(b_, mh_.module(), name, 1, 1, llvm::Function::ExternalLinkage);
     llvm::FastMathFlags fmf;
     fmf.setAllowReassoc();  // the chunk extreme is order-independent: let the vectoriser split it
     b_.setFastMathFlags(fmf);

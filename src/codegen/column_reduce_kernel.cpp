@@ -28,13 +28,7 @@ class ColumnEmitter {
   void emit(const std::string& name) {
     auto* ptr = b_.getPtrTy();
     const size_t nin = k_.inputs.size(), nout = k_.outputs.size();
-    std::vector<llvm::Type*> params(nin + nout, ptr);
-    fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), params, false), llvm::Function::InternalLinkage,
-                                 name + ".impl", mh_.module());
-    for (size_t i = 0; i < nin + nout; ++i) fn_->addParamAttr(i, llvm::Attribute::NoAlias);
-    for (size_t i = 0; i < nin; ++i) fn_->addParamAttr(i, llvm::Attribute::ReadOnly);
-    fn_->addFnAttr(llvm::Attribute::NoUnwind);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", fn_));
+    fn_ = begin_kernel_function(b_, mh_.module(), name + ".impl", nin, nout, llvm::Function::InternalLinkage);
     levels();
     const int64_t cols = k_.shape[1], block = std::min(kColumnBlock, std::max<int64_t>(cols, 1));
     acc_.assign(k_.nodes.size(), nullptr);

@@ -24,14 +24,7 @@ class CumulativeEmitter {
       : mh_(mh), c_(mh.context()), b_(c_), k_(k), split_(split_at_axis(k)), st_(storage_type(c_, k.dtype)), ops_(b_, mh.module()) {}
 
   void emit(const std::string& name) {
-    auto* ptr = b_.getPtrTy();
-    fn_ = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false), llvm::Function::ExternalLinkage,
-                                 name, mh_.module());
-    fn_->addParamAttr(0, llvm::Attribute::NoAlias);
-    fn_->addParamAttr(1, llvm::Attribute::NoAlias);
-    fn_->addParamAttr(0, llvm::Attribute::ReadOnly);
-    fn_->addFnAttr(llvm::Attribute::NoUnwind);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "entry", fn_));
+    fn_ = begin_kernel_function(b_, mh_.module(), name, 1, 1, llvm::Function::ExternalLinkage);
     if (split_.len > 0 && split_.outer > 0 && split_.inner > 0) {
       if (split_.inner == 1) rows();
       else columns();

@@ -24,6 +24,19 @@ inline llvm::Type* storage_type(llvm::LLVMContext& c, types::DType t) {
   return nullptr;
 }
 
+// A kernel function `void name(ptr in_0, ..., ptr out_0, ...)`: every pointer noalias, the
+// inputs read-only, no unwinding; the builder is left at its entry block.
+inline llvm::Function* begin_kernel_function(llvm::IRBuilder<>& b, llvm::Module& m, const std::string& name, size_t nin,
+                                             size_t nout, llvm::GlobalValue::LinkageTypes linkage) {
+  std::vector<llvm::Type*> params(nin + nout, b.getPtrTy());
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false), linkage, name, m);
+  for (size_t i = 0; i < nin + nout; ++i) fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+  for (size_t i = 0; i < nin; ++i) fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::ReadOnly);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  b.SetInsertPoint(llvm::BasicBlock::Create(b.getContext(), "entry", fn));
+  return fn;
+}
+
 // for (i = begin; i < end; i += step) body(i), with `end` an i64 value; the body runs zero
 // times when begin >= end. `body` may create blocks: the back edge leaves from wherever the
 // builder stands when it returns. Returns that back edge (for loop metadata).
