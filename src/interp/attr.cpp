@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "interp/interp_impl.hpp"
+#include "interp/missing_attribute_hint.hpp"
 
 namespace shard::interp {
 
@@ -186,6 +187,7 @@ Value Interp::getattr(const Value& obj, std::string_view name) {
   std::string msg;
   if (is(obj, ObjKind::Module)) {
     auto& m = as<ModuleObj>(obj);
+    if (auto unsupported = missing_attribute_hint(m.name, name)) raise("AttributeError", *unsupported);
     bool partial = false;
     for (auto& n : impl_->initializing) partial = partial || n == m.name;
     msg = partial ? fmt::format("partially initialized module '{}' has no attribute '{}' (most likely due to a "

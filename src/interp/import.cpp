@@ -7,6 +7,7 @@
 
 #include "ast/source.hpp"
 #include "interp/interp_impl.hpp"
+#include "interp/missing_attribute_hint.hpp"
 
 namespace shard::interp {
 
@@ -20,7 +21,11 @@ std::pair<std::shared_ptr<ast::Module>, CodeP> compile_for_import(Interp& I, Int
 namespace {
 
 [[noreturn]] void module_not_found(Interp& I, const std::string& name) {
-  Value exc = I.make_exception("ModuleNotFoundError", "No module named '" + name + "'");
+  std::string msg = "No module named '" + name + "'";
+  if (auto dot = name.rfind('.'); dot != std::string::npos)
+    if (auto unsupported = missing_attribute_hint(name.substr(0, dot), name.substr(dot + 1)))
+      msg += ": " + *unsupported;
+  Value exc = I.make_exception("ModuleNotFoundError", msg);
   if (is(exc, ObjKind::Instance)) as<InstanceObj>(exc).dict.set("name", make_str(name));
   throw PyError{exc};
 }
@@ -221,10 +226,11 @@ void Interp::Impl::exec_import_from(const ast::Stmt& s, Frame& f) {
       bool partial = false;
       for (auto& n : initializing) partial = partial || n == modname;
       std::string where = m->file.empty() ? "unknown location" : m->file;
-      Value exc = I.make_exception(
-          "ImportError", partial ? "cannot import name '" + a.name + "' from partially initialized module '" + modname +
-                                       "' (most likely due to a circular import) (" + where + ")"
-                                 : "cannot import name '" + a.name + "' from '" + modname + "' (" + where + ")");
+      std::string msg = partial ? "cannot import name '" + a.name + "' from partially initialized module '" + modname +
+                                      "' (most likely due to a circular import) (" + where + ")"
+                                : "cannot import name '" + a.name + "' from '" + modname + "' (" + where + ")";
+      if (auto unsupported = missing_attribute_hint(modname, a.name)) msg += ": " + *unsupported;
+      Value exc = I.make_exception("ImportError", msg);
       if (is(exc, ObjKind::Instance)) {
         as<InstanceObj>(exc).dict.set("name", make_str(modname));
       }

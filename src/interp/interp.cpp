@@ -11,6 +11,7 @@
 #include "ast/source.hpp"
 #include "grammar/parse.hpp"
 #include "interp/interp_impl.hpp"
+#include "interp/missing_attribute_hint.hpp"
 
 namespace shard::interp {
 
@@ -337,6 +338,20 @@ std::map<std::string, Interp::ModuleInit>& module_registry() {
 
 void Interp::register_builtin_module(const std::string& dotted, ModuleInit init) {
   module_registry()[dotted] = std::move(init);
+}
+
+namespace {
+MissingAttributeHint& missing_attribute_hint_fn() {
+  static MissingAttributeHint hint;
+  return hint;
+}
+}  // namespace
+
+void set_missing_attribute_hint(MissingAttributeHint hint) { missing_attribute_hint_fn() = std::move(hint); }
+
+std::optional<std::string> missing_attribute_hint(const std::string& module, std::string_view name) {
+  auto& hint = missing_attribute_hint_fn();
+  return hint ? hint(module, name) : std::nullopt;
 }
 
 const Interp::ModuleInit* find_builtin_module(const std::string& dotted) {

@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "api/modules/jax_public_names.hpp"
 #include "api/transforms/checkpoint.hpp"
 
 namespace shard::api {
@@ -21,6 +22,7 @@ void register_api_modules() {
     register_scipy_module();
     register_nn_module();
     register_checkpoint_policies();
+    install_unsupported_name_hints();
   });
 }
 
