@@ -13,6 +13,7 @@
 #include "runtime/rendezvous.hpp"
 #include "trace/trace.hpp"
 #include "types/element_io.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -63,8 +64,8 @@ std::optional<trace::DTypeW> python_scalar_type(const Value& v, bool host) {
   if (!v) return std::nullopt;
   switch (v->kind) {
     case ObjKind::Bool: return trace::DTypeW{DType::Bool, false};
-    case ObjKind::Int: return trace::DTypeW{host ? DType::I64 : DType::I32, true};
-    case ObjKind::Float: return trace::DTypeW{host ? DType::F64 : DType::F32, true};
+    case ObjKind::Int: return trace::DTypeW{host ? DType::I64 : types::default_int_dtype(), true};
+    case ObjKind::Float: return trace::DTypeW{host ? DType::F64 : types::default_float_dtype(), true};
     default: return std::nullopt;
   }
 }

@@ -1,0 +1,256 @@
+// numpy.random's legacy API: RandomState over MT19937 (seeded by init_genrand for an int,
+// init_by_array for a sequence, the OS when None) and the module functions, which are bound
+// to one global RandomState as numpy's are. Streams match numpy 1.24's: random_sample /
+// rand / uniform (53-bit doubles from two words), randint (masked rejection), randn /
+// standard_normal / normal (the polar method with its cached second value), exponential
+// (inversion), permutation / shuffle / choice, and get_state / set_state.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "api/modules/numpy_random_support.hpp"
+
+namespace shard::api::np {
+
+namespace bi = interp::bi;
+
+namespace {
+
+using bitgen::Mt19937;
+
+// numpy's aug_bitgen: the engine plus the polar method's spare normal.
+struct LegacyState {
+  Mt19937 mt;
+  bool has_gauss = false;
+  double gauss = 0;
+
+  double next_double() { return mt.next_double(); }
+  double standard_normal() {
+    if (has_gauss) {
+      has_gauss = false;
+      const double x = gauss;
+      gauss = 0;
+      return x;
+    }
+    double x1, x2, r2;
+    do {
+      x1 = 2.0 * mt.next_double() - 1.0;
+      x2 = 2.0 * mt.next_double() - 1.0;
+      r2 = x1 * x1 + x2 * x2;
+    } while (r2 >= 1.0 || r2 == 0.0);
+    const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+    gauss = f * x1;
+    has_gauss = true;
+    return f * x2;
+  }
+};
+
+struct RandomStateObj : interp::NativeObj {
+  LegacyState st;
+  explicit RandomStateObj(ClassP c) : NativeObj(std::move(c)) {}
+};
+
+RandomStateObj& self_rs(Interp& I, CallArgs& a) {
+  auto* r = a.args.empty() ? nullptr : dynamic_cast<RandomStateObj*>(a.args[0].get());
+  if (!r) I.raise("TypeError", "descriptor requires a 'numpy.random.RandomState' object");
+  return *r;
+}
+
+constexpr int64_t kMaxSeed = 0xFFFFFFFFLL;
+
+// RandomState(seed) / seed(seed): numpy's MT19937._legacy_seeding.
+void legacy_seed(Interp& I, LegacyState& st, const Value& seed) {
+  st.has_gauss = false;
+  st.gauss = 0;
+  if (!seed || seed->kind == ObjKind::None) {
+    st.mt.seed_from_os();
+    return;
+  }
+  if (auto v = bi::try_index(I, seed)) {
+    if (*v < 0 || *v > kMaxSeed) I.raise("ValueError", "Seed must be between 0 and 2**32 - 1");
+    st.mt.seed(static_cast<uint32_t>(*v));
+    return;
+  }
+  auto arr = host_array(I, seed);
+  if (arr->type.num_elements() == 0) I.raise("ValueError", "Seed must be non-empty");
+  const DType dt = arr->type.dtype();
+  if (dt != DType::I64 && dt != DType::I32 && dt != DType::U32 && dt != DType::Bool)
+    I.raise("TypeError", fmt::format("Cannot cast array data from dtype('{}') to dtype('int64') according to the rule 'safe'",
+                                     types::dtype_name(dt)));
+  arr = host_array(I, seed, DType::I64);
+  if (arr->type.rank() != 1) I.raise("ValueError", "Seed array must be 1-d");
+  auto bytes = exec::array_to_host(*arr);
+  std::vector<uint32_t> key(static_cast<size_t>(arr->type.num_elements()));
+  for (size_t i = 0; i < key.size(); ++i) {
+    int64_t x;
+    std::memcpy(&x, bytes.data() + i * 8, 8);
+    if (x < 0 || x > kMaxSeed) I.raise("ValueError", "Seed must be between 0 and 2**32 - 1");
+    key[i] = static_cast<uint32_t>(x);
+  }
+  st.mt.seed_by_array(key);
+}
+
+Value get_state(Interp& I, LegacyState& st) {
+  Value key = rnd::host_result(I, st.mt.key.data(), DType::U32, {Mt19937::kWords});
+  return interp::make_tuple({interp::make_str("MT19937"), key, interp::make_int(st.mt.pos), interp::make_int(st.has_gauss ? 1 : 0),
+                             interp::make_float(st.gauss)});
+}
+
+void set_state(Interp& I, LegacyState& st, const Value& state) {
+  if (!state || (state->kind != ObjKind::Tuple && state->kind != ObjKind::List))
+    I.raise("TypeError", "state must be a tuple as get_state() returns: ('MT19937', key, pos, has_gauss, gauss)");
+  auto parts = I.to_vector(state);
+  if (parts.empty() || parts[0]->kind != ObjKind::Str || I.str(parts[0]) != "MT19937")
+    I.raise("ValueError", "set_state can only be used with legacy MT19937state instances.");  // numpy's text
+  if (parts.size() != 3 && parts.size() != 5) I.raise("ValueError", "state is not a legacy MT19937 state");
+  auto key = host_array(I, parts[1], DType::I64);
+  if (key->type.num_elements() != Mt19937::kWords) I.raise("ValueError", "state key must hold 624 words");
+  const int64_t pos = bi::index_of(I, parts[2], "pos");
+  if (pos < 0 || pos > Mt19937::kWords) I.raise("ValueError", "state pos must be in [0, 624]");
+  auto bytes = exec::array_to_host(*key);
+  for (int i = 0; i < Mt19937::kWords; ++i) {
+    int64_t x;
+    std::memcpy(&x, bytes.data() + static_cast<size_t>(i) * 8, 8);
+    st.mt.key[i] = static_cast<uint32_t>(x);
+  }
+  st.mt.pos = static_cast<int>(pos);
+  st.has_gauss = parts.size() == 5 && I.truthy(parts[3]);
+  st.gauss = parts.size() == 5 ? number_arg(I, parts[4], "gauss") : 0.0;
+}
+
+Value varargs_size(const std::vector<Value>& dims) { return dims.empty() ? interp::none() : interp::make_tuple(dims); }
+
+Value random_sample(Interp& I, LegacyState& st, const Value& size) {
+  return rnd::float_result(I, rnd::size_arg(I, size), DType::F64, [&] { return st.next_double(); });
+}
+Value normals(Interp& I, LegacyState& st, const Value& loc_v, const Value& scale_v, const Value& size) {
+  auto sz = rnd::size_arg(I, size);
+  if (!loc_v && !scale_v) return rnd::float_result(I, sz, DType::F64, [&] { return st.standard_normal(); });
+  const double loc = rnd::param_arg(I, loc_v, 0.0, "loc", false), scale = rnd::param_arg(I, scale_v, 1.0, "scale", true);
+  return rnd::float_result(I, sz, DType::F64, [&] { return loc + scale * st.standard_normal(); });
+}
+Value exponentials(Interp& I, LegacyState& st, double scale, const Value& size) {
+  return rnd::float_result(I, rnd::size_arg(I, size), DType::F64, [&] { return scale * -std::log(1.0 - st.next_double()); });
+}
+
+ClassP random_state_class() {
+  static ClassP c = [] {
+    auto k = interp::make_class("RandomState", {interp::T().object}, "numpy.random.mtrand");
+    k->native_new = [](Interp& I, const ClassP& cls, CallArgs& a) -> Value {
+      interp::ArgParser p(I, a, "RandomState", {"seed="});
+      auto r = std::make_shared<RandomStateObj>(cls);
+      legacy_seed(I, r->st, p.get("seed"));
+      return r;
+    };
+    bi::def(k, "__init__", [](Interp&, CallArgs&) { return interp::none(); });
+    bi::def(k, "__repr__", [](Interp& I, CallArgs& a) {
+      auto& r = self_rs(I, a);
+      return interp::make_str(fmt::format("RandomState(MT19937) at 0x{:X}", reinterpret_cast<uintptr_t>(&r)));
+    });
+    bi::def(k, "seed", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "seed", {"$self", "seed="});
+      legacy_seed(I, self_rs(I, a).st, p.get("seed"));
+      return interp::none();
+    });
+    bi::def(k, "get_state", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "get_state", {"$self", "legacy="});
+      if (!bool_arg(I, p.get("legacy"), true))
+        I.raise("NotImplementedError", "get_state(legacy=False) (the dict form) is not supported here: use get_state(), the tuple form");
+      return get_state(I, self_rs(I, a).st);
+    });
+    bi::def(k, "set_state", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "set_state", {"$self", "state"});
+      set_state(I, self_rs(I, a).st, p.get("state"));
+      return interp::none();
+    });
+    for (const char* name : {"random_sample", "random"}) {
+      bi::def(k, name, [name](Interp& I, CallArgs& a) {
+        interp::ArgParser p(I, a, name, {"$self", "size="});
+        return random_sample(I, self_rs(I, a).st, p.get("size"));
+      });
+    }
+    bi::def(k, "rand", [](Interp& I, CallArgs& a) {
+      bi::no_kwargs(I, a, "rand");
+      auto& r = self_rs(I, a);
+      return random_sample(I, r.st, varargs_size(std::vector<Value>(a.args.begin() + 1, a.args.end())));
+    });
+    bi::def(k, "randn", [](Interp& I, CallArgs& a) {
+      bi::no_kwargs(I, a, "randn");
+      auto& r = self_rs(I, a);
+      return normals(I, r.st, nullptr, nullptr, varargs_size(std::vector<Value>(a.args.begin() + 1, a.args.end())));
+    });
+    bi::def(k, "standard_normal", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "standard_normal", {"$self", "size="});
+      return normals(I, self_rs(I, a).st, nullptr, nullptr, p.get("size"));
+    });
+    bi::def(k, "normal", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "normal", {"$self", "loc=", "scale=", "size="});
+      Value loc = p.get("loc"), scale = p.get("scale");
+      // normal() with both defaults is still loc + scale * x (numpy's legacy_normal).
+      if (!loc) loc = interp::make_float(0.0);
+      return normals(I, self_rs(I, a).st, loc, scale, p.get("size"));
+    });
+    bi::def(k, "uniform", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "uniform", {"$self", "low=", "high=", "size="});
+      auto& st = self_rs(I, a).st;
+      const double lo = rnd::param_arg(I, p.get("low"), 0.0, "low", false), hi = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
+      const double range = hi - lo;
+      if (!std::isfinite(range)) I.raise("OverflowError", "Range exceeds valid bounds");
+      return rnd::float_result(I, rnd::size_arg(I, p.get("size")), DType::F64, [&] { return lo + range * st.next_double(); });
+    });
+    bi::def(k, "standard_exponential", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "standard_exponential", {"$self", "size="});
+      return exponentials(I, self_rs(I, a).st, 1.0, p.get("size"));
+    });
+    bi::def(k, "exponential", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "exponential", {"$self", "scale=", "size="});
+      return exponentials(I, self_rs(I, a).st, rnd::param_arg(I, p.get("scale"), 1.0, "scale", true), p.get("size"));
+    });
+    bi::def(k, "randint", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "randint", {"$self", "low", "high=", "size=", "dtype="});
+      rnd::BitsOf<Mt19937> bits(self_rs(I, a).st.mt);
+      return rnd::integers(I, bits, p.get("low"), p.get("high"), p.get("size"), p.get("dtype"), false, true);
+    });
+    bi::def(k, "permutation", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "permutation", {"$self", "x"});
+      rnd::BitsOf<Mt19937> bits(self_rs(I, a).st.mt);
+      return rnd::permutation(I, bits, p.get("x"));
+    });
+    bi::def(k, "shuffle", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "shuffle", {"$self", "x"});
+      rnd::BitsOf<Mt19937> bits(self_rs(I, a).st.mt);
+      rnd::shuffle(I, bits, p.get("x"));
+      return interp::none();
+    });
+    bi::def(k, "choice", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "choice", {"$self", "a", "size=", "replace=", "p="});
+      rnd::BitsOf<Mt19937> bits(self_rs(I, a).st.mt);
+      return rnd::choice(I, bits, rnd::Api::Legacy, p.get("a"), p.get("size"), bool_arg(I, p.get("replace"), true), p.get("p"), true);
+    });
+    return k;
+  }();
+  return c;
+}
+
+}  // namespace
+
+void rnd::add_legacy_random(Interp&, ModuleObj& m) {
+  ClassP cls = random_state_class();
+  m.dict.set("RandomState", cls);
+  // numpy's module functions are the methods of one global RandomState, seeded from the OS.
+  // One per interpreter (each import of numpy fills its own module).
+  auto global = std::make_shared<RandomStateObj>(cls);
+  global->st.mt.seed_from_os();
+  for (const char* name : {"seed", "get_state", "set_state", "random_sample", "random", "rand", "randn", "standard_normal", "normal",
+                           "uniform", "standard_exponential", "exponential", "randint", "permutation", "shuffle", "choice"}) {
+    Value fn = *cls->dict.find(name);
+    auto bound = std::make_shared<interp::BuiltinObj>(static_cast<interp::BuiltinObj&>(*fn));
+    bound->self = global;
+    m.dict.set(name, bound);
+  }
+  // numpy's aliases of random_sample.
+  for (const char* alias : {"ranf", "sample"}) m.dict.set(alias, *m.dict.find("random_sample"));
+}
+
+}  // namespace shard::api::np
