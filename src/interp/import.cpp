@@ -147,6 +147,11 @@ std::shared_ptr<ModuleObj> Interp::Impl::import_dotted(const std::string& dotted
     std::shared_ptr<ModuleObj> cur;
     if (auto it = modules.find(name); it != modules.end()) {
       cur = it->second;
+    } else if (Value* attr = parent ? parent->dict.find(part) : nullptr; attr && *attr && is(*attr, ObjKind::Module)) {
+      // A module its parent binds under another name (jax.nn.initializers is the stdlib's
+      // jax_nn_initializers): importable by the dotted name, as the parent presents it.
+      cur = std::static_pointer_cast<ModuleObj>(*attr);
+      modules[name] = cur;
     } else {
       cur = load_module(name, loc);
       if (parent) parent->dict.set(part, cur);
