@@ -54,11 +54,62 @@ llvm::Value* emit_shift(llvm::IRBuilder<>& b, EwOp op, llvm::Value* x, llvm::Val
   }
 }
 
+// lax.erf_inv for f64 as XLA computes it: Giles' double-precision approximation, with three
+// ranges of w = -log1p(-x*x): w < 6.25 (a degree-22 polynomial in w - 3.125), w < 16
+// (degree 18 in sqrt(w) - 3.25) and beyond (degree 16 in sqrt(w) - 5); times x.
+llvm::Value* emit_erf_inv_f64(llvm::IRBuilder<>& b, llvm::Module& m, llvm::Value* x) {
+  static constexpr double kBelow6_25[23] = {
+      -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18, 1.115787767802518096e-17,
+      -1.333171662854620906e-16,  2.0972767875968561637e-17, 6.6376381343583238325e-15, -4.0545662729752068639e-14,
+      -8.1519341976054721522e-14, 2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+      1.051212273321532285e-09,   -4.1126339803469836976e-09, -2.9070369957882005086e-08, 4.2347877827932403518e-07,
+      -1.3654692000834678645e-06, -1.3882523362786468719e-05, 0.0001867342080340571352, -0.00074070253416626697512,
+      -0.0060336708714301490533,  0.24015818242558961693,     1.6536545626831027356};
+  static constexpr double kBelow16[19] = {
+      2.2137376921775787049e-09,  9.0756561938885390979e-08, -2.7517406297064545428e-07, 1.8239629214389227755e-08,
+      1.5027403968909827627e-06,  -4.013867526981545969e-06, 2.9234449089955446044e-06, 1.2475304481671778723e-05,
+      -4.7318229009055733981e-05, 6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+      0.00095328937973738049703,  -0.0016882755560235047313, 0.0024914420961078508066, -0.0037512085075692412107,
+      0.005370914553590063617,    1.0052589676941592334,     3.0838856104922207635};
+  static constexpr double kAbove16[17] = {
+      -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09, -3.7894654401267369937e-09,
+      7.6157012080783393804e-09,  -1.4960026627149240478e-08, 2.9147953450901080826e-08, -6.7711997758452339498e-08,
+      2.2900482228026654717e-07,  -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+      7.5995277030017761139e-05,  -0.00021503011930044477347, -0.00013871931833623122026, 1.0103004648645343977,
+      4.8499064014085844221};
+  auto* ty = x->getType();
+  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
+  auto log1p = m.getOrInsertFunction("log1p", llvm::FunctionType::get(ty, {ty}, false));
+  auto* call = b.CreateCall(log1p, {b.CreateFNeg(b.CreateFMul(x, x))});
+  call->setDoesNotThrow();
+  call->setOnlyAccessesInaccessibleMemory();
+  auto* w = b.CreateFNeg(call);
+  auto* lt6 = b.CreateFCmpOLT(w, c(6.25));
+  auto* lt16 = b.CreateFCmpOLT(w, c(16.0));
+  auto* sqrt_w = b.CreateIntrinsic(llvm::Intrinsic::sqrt, {ty}, {w});
+  auto* wr = b.CreateSelect(lt6, b.CreateFSub(w, c(3.125)), b.CreateFSub(sqrt_w, b.CreateSelect(lt16, c(3.25), c(5.0))));
+  // The three polynomials run in lockstep, each range's coefficient picked per element; the
+  // shorter two stop early (their last steps keep p), as XLA's evaluation order does.
+  auto coefficient = [&](int i) -> llvm::Value* {
+    llvm::Value* k = c(kBelow6_25[i]);
+    if (i < 19) k = b.CreateSelect(lt6, k, c(kBelow16[i]));
+    if (i < 17) k = b.CreateSelect(lt16, k, c(kAbove16[i]));
+    return k;
+  };
+  llvm::Value* p = coefficient(0);
+  for (int i = 1; i < 17; ++i) p = b.CreateFAdd(coefficient(i), b.CreateFMul(p, wr));
+  for (int i = 17; i < 19; ++i) p = b.CreateSelect(lt16, b.CreateFAdd(coefficient(i), b.CreateFMul(p, wr)), p);
+  for (int i = 19; i < 23; ++i) p = b.CreateSelect(lt6, b.CreateFAdd(coefficient(i), b.CreateFMul(p, wr)), p);
+  auto* at_one = b.CreateFCmpOEQ(b.CreateIntrinsic(llvm::Intrinsic::fabs, {ty}, {x}), c(1.0));
+  return b.CreateSelect(at_one, b.CreateFMul(x, llvm::ConstantFP::getInfinity(ty)), b.CreateFMul(p, x));
+}
+
 // lax.erf_inv as XLA computes it for f32: Giles' single-precision approximation
 // ("Approximating the erfinv function"): w = -log1p(-x*x), a degree-8 polynomial in
-// w - 2.5 (w < 5) or sqrt(w) - 3, times x; erf_inv(+-1) = +-inf. f64 uses the same form.
+// w - 2.5 (w < 5) or sqrt(w) - 3, times x; erf_inv(+-1) = +-inf. f64: emit_erf_inv_f64.
 llvm::Value* emit_erf_inv(llvm::IRBuilder<>& b, llvm::Module& m, llvm::Value* x, DType t) {
   if (!types::is_float(t)) throw std::runtime_error("erf_inv needs a floating-point operand");
+  if (x->getType()->isDoubleTy()) return emit_erf_inv_f64(b, m, x);
   static constexpr float kSmall[9] = {2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
                                       -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f};
   static constexpr float kLarge[9] = {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "types/x64_mode.hpp"
+
 namespace shard::trace::random {
 
 namespace {
@@ -90,9 +92,12 @@ ValueId seed(Trace& t, ValueId seed_value) {
   if (st.rank() != 0) throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be a scalar; got {}.", st.str_short()));
   if (!types::is_int(st.dtype()))
     throw types::ShardingError("TypeError", fmt::format("PRNG key seed must be an integer; got {}", st.str_short()));
-  // threefry_seed: high word = seed >> 32 (0 for a 32-bit seed), low word = the seed's bits.
+  // threefry_seed: high word = seed >>> 32 (0 for a 32-bit seed), low word = the seed's bits.
+  // A seed is 64-bit only with x64 on (a wider Python int with x64 off keeps JAX's low word).
   ValueId low = as_key_word(t, seed_value);
-  return stack(t, {u32(t, 0), low}, 0);
+  ValueId high = st.dtype() == DType::I64 && types::x64_enabled() ? convert(t, lshr(t, seed_value, i64(t, 32)), {kKeyDType, false})
+                                                                   : u32(t, 0);
+  return stack(t, {high, low}, 0);
 }
 
 ValueId split(Trace& t, ValueId key, const Shape& shape) {
@@ -116,15 +121,32 @@ ValueId bits(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& ou
   return bxor(t, b1, b2);
 }
 
+ValueId bits64(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& out_sharding) {
+  auto [k1, k2] = key_halves(t, key);
+  auto [hi, lo] = iota_2x32(t, shape, out_sharding);
+  auto [b1, b2] = threefry2x32(t, k1, k2, hi, lo);
+  // JAX: (uint64(bits1) << 32) | uint64(bits2); zero-extended into int64, the same bits.
+  ValueId high = convert(t, b1, {DType::I64, false}), low = convert(t, b2, {DType::I64, false});
+  return bor(t, shl(t, high, i64(t, 32)), low);
+}
+
 ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId minval, ValueId maxval,
                 const OptOutSharding& out_sharding) {
-  if (dtype != DType::F32)
-    throw types::ShardingError("NotImplementedError", fmt::format("jax.random samplers support float32 only, got {}", types::dtype_name(dtype)));
-  // 23 random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus 1 is
-  // uniform on [0, 1), then scaled, shifted and clamped below at minval.
-  ValueId b = bits(t, key, shape, out_sharding);
-  ValueId mantissa = bor(t, lshr(t, b, u32(t, 32 - 23)), u32(t, 0x3f800000));
-  ValueId unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F32), f32(t, 1.0));
+  if (dtype != DType::F32 && dtype != DType::F64)
+    throw types::ShardingError("NotImplementedError", fmt::format("jax.random samplers support float32 and float64 only, got {}", types::dtype_name(dtype)));
+  // The mantissa's worth of random bits (23 of 32, or 52 of 64) under the exponent of 1.0
+  // give a float in [1, 2); minus 1 is uniform on [0, 1), then scaled, shifted and clamped
+  // below at minval.
+  ValueId unit;
+  if (dtype == DType::F32) {
+    ValueId b = bits(t, key, shape, out_sharding);
+    ValueId mantissa = bor(t, lshr(t, b, u32(t, 32 - 23)), u32(t, 0x3f800000));
+    unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F32), f32(t, 1.0));
+  } else {
+    ValueId b = bits64(t, key, shape, out_sharding);
+    ValueId mantissa = bor(t, lshr(t, b, i64(t, 64 - 52)), i64(t, static_cast<double>(0x3ff0000000000000ull)));
+    unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F64), scalar_constant(t, 1.0, {DType::F64, false}));
+  }
   ValueId lo = convert(t, minval, {dtype, false});
   ValueId hi = convert(t, maxval, {dtype, false});
   ValueId scaled = add(t, binary(t, "mul", EwOp::Mul, unit, binary(t, "sub", EwOp::Sub, hi, lo)), lo);
@@ -134,9 +156,11 @@ ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId 
 ValueId normal(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding) {
   // Uniform on (-1, 1) — the low end nudged to nextafter(-1, 0) so erf_inv stays finite —
   // mapped through sqrt(2) * erf_inv.
-  const double lo = std::nextafter(-1.0f, 0.0f);
-  ValueId u = uniform(t, key, shape, dtype, f32(t, lo), f32(t, 1.0), out_sharding);
-  return binary(t, "mul", EwOp::Mul, f32(t, static_cast<float>(std::sqrt(2.0))), erf_inv(t, u));
+  const DTypeW dw{dtype, false};
+  const double lo = dtype == DType::F64 ? std::nextafter(-1.0, 0.0) : std::nextafter(-1.0f, 0.0f);
+  ValueId u = uniform(t, key, shape, dtype, scalar_constant(t, lo, dw), scalar_constant(t, 1.0, dw), out_sharding);
+  const double sqrt2 = dtype == DType::F64 ? std::sqrt(2.0) : static_cast<float>(std::sqrt(2.0));
+  return binary(t, "mul", EwOp::Mul, scalar_constant(t, sqrt2, dw), erf_inv(t, u));
 }
 
 ValueId truncated_normal(Trace& t, ValueId key, ValueId lower, ValueId upper, const Shape& shape, DType dtype,

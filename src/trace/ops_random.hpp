@@ -38,6 +38,8 @@ ValueId split(Trace& t, ValueId key, const Shape& shape);
 ValueId fold_in(Trace& t, ValueId key, ValueId data);
 // uint32 random bits of `shape`.
 ValueId bits(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
+// 64 random bits of `shape` (JAX's uint64 bits, held in int64: shard has no uint64).
+ValueId bits64(Trace& t, ValueId key, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
 
 // Samplers (JAX's algorithms, bit for bit where XLA's float math allows).
 ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId minval, ValueId maxval,

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "trace/ops.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::trace {
 
@@ -20,10 +21,13 @@ std::vector<int64_t> normalize_axes(const std::string& op, std::vector<int64_t> 
   return axes;
 }
 
-// The dtype a sum/prod accumulates and returns (jnp's promote_integers=True): bool gives the
-// default int, unsigned ints narrower than uint32 give uint32.
+// The dtype a sum/prod accumulates and returns (jnp's promote_integers=True): bool and
+// signed ints narrower than the default int give the default int (int64 with x64 on),
+// unsigned ints narrower than uint32 give uint32 (shard has no uint64).
 DTypeW sum_dtype(const ArrayType& t) {
-  if (t.dtype() == DType::Bool) return {DType::I32, false};
+  const DType int_ = types::default_int_dtype();
+  if (t.dtype() == DType::Bool) return {int_, false};
+  if (types::is_signed_int(t.dtype()) && types::dtype_size(t.dtype()) < types::dtype_size(int_)) return {int_, false};
   if (t.dtype() == DType::U8 || t.dtype() == DType::U16) return {DType::U32, false};
   return {t.dtype(), t.weak_type()};
 }
@@ -81,7 +85,10 @@ ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x,
   auto xt = t.type(x);
   if (xt.num_elements() == 0)
     throw types::ShardingError("ValueError", fmt::format("attempt to get {} of an empty sequence", name));
-  auto rt = sharding::propagate_argminmax(t.ctx(name), xt, axis, DType::I32, keepdims);
+  // The kernels count in int32 (shard's arrays stay below 2**31 elements a dim); JAX's int_
+  // result (int64 with x64 on) is a convert of that.
+  const DType index_dtype = DType::I32;
+  auto rt = sharding::propagate_argminmax(t.ctx(name), xt, axis, index_dtype, keepdims);
   ValueId src = x;
   int64_t ax = 0;
   if (!axis) {
@@ -92,11 +99,11 @@ ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x,
   ir::attr::ArgReduce a;
   a.kind = kind;
   a.axis = ax;
-  a.index_dtype = DType::I32;
-  auto flat = sharding::propagate_argminmax(t.ctx(name), t.type(src), ax, DType::I32, false);
+  a.index_dtype = index_dtype;
+  auto flat = sharding::propagate_argminmax(t.ctx(name), t.type(src), ax, index_dtype, false);
   ValueId r = t.emit(OpKind::ArgReduce, {src}, flat, a);
   if (flat.shape() != rt.shape()) r = t.emit(OpKind::Reshape, {r}, rt);
-  return r;
+  return convert(t, r, {types::default_int_dtype(), false});
 }
 
 ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::optional<int64_t> axis) {

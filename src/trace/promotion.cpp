@@ -3,6 +3,8 @@
 #include <array>
 #include <vector>
 
+#include "types/x64_mode.hpp"
+
 namespace shard::trace {
 
 using types::DType;
@@ -31,13 +33,13 @@ Node node_of(DTypeW t) {
 DTypeW type_of(Node n) {
   switch (n) {
     case B1: return {DType::Bool, false};
-    case IW: return {DType::I32, true};
+    case IW: return {types::default_int_dtype(), true};
     case U8: return {DType::U8, false};
     case U16: return {DType::U16, false};
     case U32: return {DType::U32, false};
     case I32: return {DType::I32, false};
     case I64: return {DType::I64, false};
-    case FW: return {DType::F32, true};
+    case FW: return {types::default_float_dtype(), true};
     case F16: return {DType::F16, false};
     case BF16: return {DType::BF16, false};
     case F32: return {DType::F32, false};
@@ -47,7 +49,7 @@ DTypeW type_of(Node n) {
 }
 
 // upper[n] = the set of nodes >= n (bitmask), from the lattice edges.
-std::array<unsigned, kNodes> upper_sets() {
+std::array<unsigned, kNodes> upper_sets(bool x64) {
   std::array<std::vector<Node>, kNodes> edges{};
   // JAX's standard lattice with x64 off (jax/_src/dtypes.py), without the int8/int16/uint64
   // nodes shard lacks: i* -> {u8, i8}, u8 -> {i16, u16}, u16 -> {i32, u32}, and with x64 off
@@ -56,7 +58,9 @@ std::array<unsigned, kNodes> upper_sets() {
   edges[IW] = {U8, I32};
   edges[U8] = {U16, I32};
   edges[U16] = {U32, I32};
-  edges[U32] = {I32};
+  // With x64 on, JAX's u32 -> {i64, u64}: u32 + i32 = int64 (there is no uint64 node).
+  if (x64) edges[U32] = {I64};
+  else edges[U32] = {I32};
   edges[I32] = {I64};
   edges[I64] = {FW};
   edges[FW] = {F16, BF16};
@@ -73,7 +77,8 @@ std::array<unsigned, kNodes> upper_sets() {
 }  // namespace
 
 DTypeW promote(DTypeW a, DTypeW b) {
-  static const auto up = upper_sets();
+  static const auto up32 = upper_sets(false), up64 = upper_sets(true);
+  const auto& up = types::x64_enabled() ? up64 : up32;
   const unsigned common = up[node_of(a)] & up[node_of(b)];
   // The least element of the common upper set: the one whose own upper set contains all.
   for (int n = 0; n < kNodes; ++n)
@@ -82,6 +87,7 @@ DTypeW promote(DTypeW a, DTypeW b) {
 }
 
 DType canonicalize_device(DType t) {
+  if (types::x64_enabled()) return t;
   if (t == DType::F64) return DType::F32;
   if (t == DType::I64) return DType::I32;
   return t;
@@ -116,7 +122,7 @@ DType numpy_promote_types(DType a, DType b) {
 
 DTypeW to_inexact(DTypeW t) {
   if (types::is_float(t.dtype)) return t;
-  return {DType::F32, t.weak};
+  return {types::default_float_dtype(), t.weak};
 }
 
 }  // namespace shard::trace

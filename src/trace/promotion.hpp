@@ -4,6 +4,8 @@
 //           i* -> u8 -> u16 -> u32 -> i32 (and u8 -> i32, u16 -> i32)
 // where i* / f* are the weak types of Python ints and floats (int32 / float32 with
 // weak_type=True). i32 + f16 = f16, bf16 + f16 = f32, i32 + 1.5 = f* (weak float32).
+// With x64 on (types/x64_mode.hpp) i* / f* are int64 / float64, u32 -> i64, and
+// canonicalize_device keeps 64-bit dtypes.
 #pragma once
 #include "types/dtype.hpp"
 
@@ -18,7 +20,7 @@ struct DTypeW {
 DTypeW promote(DTypeW a, DTypeW b);
 // numpy.promote_types (host arrays): uint32 + int32 = int64, uint16 + float16 = float32.
 types::DType numpy_promote_types(types::DType a, types::DType b);
-// Device dtypes with x64 off: float64 -> float32, int64 -> int32.
+// Device dtypes: with x64 off float64 -> float32 and int64 -> int32; with x64 on unchanged.
 types::DType canonicalize_device(types::DType t);
 // The dtype of true division / transcendental results: ints and bools become float (weak
 // floats stay weak).

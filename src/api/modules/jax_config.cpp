@@ -8,6 +8,7 @@
 #include "interp/builtins/support.hpp"
 #include "runtime/device_runtime.hpp"
 #include "types/jax_version.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -44,10 +45,9 @@ void set_version(Interp& I, const Value& v) {
 const Option kOptions[] = {
     {"shard_jax_version",
      [](Interp&) -> Value { return interp::make_str(types::jax_version() == types::JaxVersion::Current ? "current" : "0.6"); }, set_version},
-    {"jax_enable_x64", [](Interp&) -> Value { return interp::make_bool(false); },
-     [](Interp& I, const Value& v) {
-       if (bool_value(I, v, "jax_enable_x64")) unsupported(I, "jax_enable_x64: 64-bit mode is not supported by shard yet (arrays stay 32-bit)");
-     }},
+    // Arrays made before a change keep their dtypes, as in JAX.
+    {"jax_enable_x64", [](Interp&) -> Value { return interp::make_bool(types::x64_enabled()); },
+     [](Interp& I, const Value& v) { types::set_x64_enabled(bool_value(I, v, "jax_enable_x64")); }},
     {"jax_num_cpu_devices", [](Interp&) -> Value { return interp::make_int(resolve_device_count()); },
      [](Interp& I, const Value& v) {
        auto n = bi::int_of(v);

@@ -12,6 +12,7 @@
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -93,7 +94,7 @@ Value zeros_ones(Interp& I, CallArgs& a, const char* name, double value) {
   ArgParser p(I, a, name, {"shape", "dtype=", "device=", "*", "out_sharding="});
   Shape shape = shape_arg(I, p.get("shape"), name);
   auto dt = dtype_arg(I, p.get("dtype"));
-  return full_impl(I, name, shape, interp::make_float(value), dt ? dt : DType::F32, placement(I, p));
+  return full_impl(I, name, shape, interp::make_float(value), dt ? dt : types::default_float_dtype(), placement(I, p));
 }
 
 Value like_impl(Interp& I, CallArgs& a, const char* name, std::optional<double> value) {
@@ -162,10 +163,11 @@ Value array_impl(Interp& I, CallArgs& a, bool copy_default) {
     if (dt) r = op_astype(I, r, storage_dtype(*dt, false));
   } else {
     // Python ints become int32 (x64 off): one that does not fit is JAX's OverflowError.
+    // With x64 on they are int64, which holds every int shard's host ints can hold.
     bool any_float = false;
     std::optional<int64_t> wide;
     scan_python_numbers(I, obj, any_float, wide);
-    if (wide && !any_float && (!dt || *dt == DType::I32 || *dt == DType::I64))
+    if (wide && !any_float && !types::x64_enabled() && (!dt || *dt == DType::I32 || *dt == DType::I64))
       I.raise("OverflowError", fmt::format("Python int {} too large to convert to int32", *wide));
     r = to_array(I, obj, dt, false);
   }
@@ -226,7 +228,7 @@ Value arange(Interp& I, CallArgs& a) {
   if (!is_none(vstep)) step = float_arg(I, vstep, "step");
   if (step == 0) I.raise("ZeroDivisionError", "division by zero");
   auto req = dtype_arg(I, p.get("dtype"));
-  DType dt = req ? storage_dtype(*req, false) : any_float ? DType::F32 : DType::I32;
+  DType dt = req ? storage_dtype(*req, false) : any_float ? types::default_float_dtype() : types::default_int_dtype();
   double count = std::ceil((stop - start) / step);
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
   if (n > (int64_t{1} << 31)) I.raise("ValueError", "Maximum allowed size exceeded");
@@ -235,7 +237,7 @@ Value arange(Interp& I, CallArgs& a) {
   if (out)
     return create(I, "arange", out, [&](Trace& t) { return trace::arange(t, start, stop, step, {dt, false}, out); });
   if (!ints && !types::is_float(dt)) {
-    Value r = arange_host(I, start, step, n, DType::F32, false);
+    Value r = arange_host(I, start, step, n, types::default_float_dtype(), false);
     return op_astype(I, r, dt);
   }
   return arange_host(I, start, step, n, dt, ints);
@@ -251,31 +253,37 @@ Value linspace(Interp& I, CallArgs& a) {
   bool retstep = p.has("retstep") && I.truthy(p.get("retstep"));
   if (num < 0) I.raise("ValueError", fmt::format("Number of samples, {}, must be non-negative.", num));
   auto req = dtype_arg(I, p.get("dtype"));
-  DType dt = req ? storage_dtype(*req, false) : DType::F32;
+  // Computed in the default float dtype (float64 with x64 on), then cast as JAX does.
+  const DType work = types::default_float_dtype();
+  DType dt = req ? storage_dtype(*req, false) : work;
   OptOutSharding out = placement(I, p);
   const int64_t div = endpoint ? num - 1 : num;
   Value r;
   if (out) {
-    r = create(I, "linspace", out, [&](Trace& t) { return trace::linspace(t, start, stop, num, endpoint, {DType::F32, false}, out); });
+    r = create(I, "linspace", out, [&](Trace& t) { return trace::linspace(t, start, stop, num, endpoint, {work, false}, out); });
   } else {
     std::vector<Value> items;
-    const float fs = static_cast<float>(start), fe = static_cast<float>(stop);
-    for (int64_t i = 0; i < num; ++i) {
-      float v;
-      if (endpoint && i == num - 1 && num > 1) v = fe;
-      else if (div <= 0) v = fs;
-      else {
-        float s = static_cast<float>(i) / static_cast<float>(div);
-        v = fs * (1.0f - s) + fe * s;
+    auto fill = [&](auto fs, auto fe) {
+      using F = decltype(fs);
+      for (int64_t i = 0; i < num; ++i) {
+        F v;
+        if (endpoint && i == num - 1 && num > 1) v = fe;
+        else if (div <= 0) v = fs;
+        else {
+          F s = static_cast<F>(i) / static_cast<F>(div);
+          v = fs * (F(1) - s) + fe * s;
+        }
+        items.push_back(interp::make_float(v));
       }
-      items.push_back(interp::make_float(v));
-    }
-    r = guarded(I, [&] { return wrap(to_device(host_array_from_python(I, interp::make_list(std::move(items)), DType::F64), DType::F32, std::nullopt), false); });
+    };
+    if (work == DType::F64) fill(start, stop);
+    else fill(static_cast<float>(start), static_cast<float>(stop));
+    r = guarded(I, [&] { return wrap(to_device(host_array_from_python(I, interp::make_list(std::move(items)), DType::F64), work, std::nullopt), false); });
   }
-  if (dt != DType::F32) r = op_astype(I, r, dt);
+  if (dt != work) r = op_astype(I, r, dt);
   if (retstep) {
     double stepv = div > 0 ? (stop - start) / static_cast<double>(div) : std::nan("");
-    return interp::make_tuple({r, to_array(I, interp::make_float(stepv), DType::F32, false)});
+    return interp::make_tuple({r, to_array(I, interp::make_float(stepv), work, false)});
   }
   return r;
 }
@@ -287,7 +295,7 @@ Value eye(Interp& I, CallArgs& a) {
   int64_t k = p.has("k") ? int_arg(I, p.get("k"), "k") : 0;
   if (n < 0 || m < 0) I.raise("ValueError", "negative dimensions are not allowed");
   auto req = dtype_arg(I, p.get("dtype"));
-  DType dt = req ? storage_dtype(*req, false) : DType::F32;
+  DType dt = req ? storage_dtype(*req, false) : types::default_float_dtype();
   OptOutSharding out = placement(I, p);
   return create(I, "eye", out, [&](Trace& t) { return trace::eye(t, n, m, k, {dt, false}, out); });
 }

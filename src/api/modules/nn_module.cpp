@@ -4,6 +4,7 @@
 
 #include "api/op_args.hpp"
 #include "interp/builtins/support.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -75,7 +76,7 @@ void fill_nn(Interp& I, ModuleObj& m) {
   def_fn(m, "one_hot", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "one_hot", {"x", "num_classes", "*", "dtype=", "axis="});
     const int64_t n = int_arg(I, p.get("num_classes"), "num_classes");
-    const auto dt = dtype_arg(I, p.get("dtype")).value_or(DType::F32);
+    const auto dt = dtype_arg(I, p.get("dtype")).value_or(types::default_float_dtype());  // jnp.float_
     const int64_t axis = is_none(p.get("axis")) ? -1 : int_arg(I, p.get("axis"), "axis");
     return apply(I, "one_hot", {elementwise_operand(I, p.get("x"), "one_hot")}, [&](Trace& t, const std::vector<ValueId>& ids) {
       return std::vector<ValueId>{trace::nn_one_hot(t, ids[0], n, {dt, false}, axis)};

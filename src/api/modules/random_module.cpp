@@ -11,6 +11,7 @@
 #include "array/array_format.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/ops_random.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -81,17 +82,18 @@ Shape random_shape(Interp& I, const Value& v, const std::string& fname) {
   return shape_arg(I, v, fname);
 }
 
-// A sampler's float dtype: float (the default) and float64 canonicalise to float32.
+// A sampler's float dtype: float (the default) and float64 canonicalise to float32, or
+// stay float64 with x64 on.
 DType float_dtype(Interp& I, const Value& v, const std::string& fname) {
-  DType d = is_none(v) ? DType::F32 : storage_dtype(require_dtype(I, v), false);
+  DType d = is_none(v) ? types::default_float_dtype() : storage_dtype(require_dtype(I, v), false);
   if (!types::is_float(d))
     I.raise("ValueError", fmt::format("dtype argument to `{}` must be a float dtype, got {}", fname, I.str(v)));  // as given
   return d;
 }
 
-// A Python int operand that must fit int32 (x64 off), as jnp.asarray checks.
+// A Python int operand that must fit int32 with x64 off, as jnp.asarray checks.
 Value int32_operand(Interp& I, const Value& v) {
-  if (v && v->kind == ObjKind::Int) {
+  if (v && v->kind == ObjKind::Int && !types::x64_enabled()) {
     int64_t x = static_cast<interp::IntObj&>(*v).v;
     if (x < INT32_MIN || x > INT32_MAX) I.raise("OverflowError", fmt::format("Python int {} too large to convert to int32", x));
   }
@@ -278,8 +280,11 @@ Value r_randint(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "randint", {"key", "shape", "minval", "maxval", "dtype=", "*", "out_sharding="});
   KeyArg k = key_arg(I, p.get("key"), "randint");
   Shape shape = random_shape(I, p.get("shape"), "randint");
-  DType dt = is_none(p.get("dtype")) ? DType::I32 : storage_dtype(require_dtype(I, p.get("dtype")), false);
+  DType dt = is_none(p.get("dtype")) ? types::default_int_dtype() : storage_dtype(require_dtype(I, p.get("dtype")), false);
   if (!types::is_int(dt)) I.raise("TypeError", fmt::format("randint only accepts integer dtypes, got {}", types::dtype_name(dt)));
+  if (dt == DType::I64)
+    I.raise("NotImplementedError", "jax.random.randint with int64 (the default int with jax_enable_x64) is not supported yet: "
+                                   "pass dtype=jnp.int32");
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   std::vector<Value> ops = {k.data, as_operand(I, int32_operand(I, p.get("minval")), false), as_operand(I, int32_operand(I, p.get("maxval")), false)};
