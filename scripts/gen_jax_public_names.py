@@ -2,8 +2,8 @@
 """Writes src/api/modules/jax_public_names.cpp: the public names of JAX's modules.
 
 The names are read from JAX's own sources (no JAX install needed): each public module's
-top-level bindings (imports, definitions, assignments, names kept by `_deprecations` with a
-replacement), minus `del`eted and underscore names, plus a package's public submodules. The
+top-level bindings (re-exports `import x as x`, definitions, assignments, names kept by
+`_deprecations` with a replacement), minus `del`eted and underscore names, plus a package's public submodules. The
 default `--jax-version` mimics JAX 0.6 and `current` mimics 0.10, so the table is the union
 of both releases. numpy's names come from the real numpy that /usr/bin/python3 imports.
 
@@ -45,8 +45,9 @@ def is_type_checking(test):
 class Bindings:
     """Top-level names a module binds, in the order Python runs its statements."""
 
-    def __init__(self, module):
+    def __init__(self, module, package):
         self.module = module
+        self.package = package
         self.names = set()
 
     def targets(self, node):
@@ -71,17 +72,20 @@ class Bindings:
         for s in body:
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.names.add(s.name)
+            # A package's __init__ is all API: what it imports it exports. In a plain module
+            # JAX marks a re-export by the redundant alias `import x as x` (PEP 484's
+            # convention) or imports it from JAX itself; other imports are the module's own
+            # helpers (np, functools, typing names).
             elif isinstance(s, ast.Import):
                 for a in s.names:
-                    if a.asname:
+                    if a.asname and (self.package or a.asname == a.name.rpartition(".")[2]):
                         self.names.add(a.asname)
-                    elif a.name.startswith(self.module + "."):  # import jax.lib inside jax
-                        self.names.add(a.name[len(self.module) + 1:].split(".")[0])
-                    else:
-                        self.names.add(a.name.split(".")[0])
             elif isinstance(s, ast.ImportFrom):
+                from_jax = s.level > 0 or (s.module or "").split(".")[0] == "jax"
                 for a in s.names:
-                    if a.name != "*":
+                    if a.name == "*":
+                        continue
+                    if self.package or a.asname == a.name or (from_jax and not a.asname):
                         self.names.add(a.asname or a.name)
             elif isinstance(s, ast.Assign):
                 for t in s.targets:
@@ -124,7 +128,7 @@ def jax_modules(repo, tag):
     modules = {}
     for p in paths:
         name = module_name(p)
-        b = Bindings(name)
+        b = Bindings(name, p.endswith("/__init__.py"))
         try:
             tree = ast.parse(git(repo, "show", f"{tag}:{p}"))
         except SyntaxError:
