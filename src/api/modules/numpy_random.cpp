@@ -35,16 +35,14 @@ void only_axis_zero(Interp& I, const Value& axis, const char* method) {
     I.raise("NotImplementedError", fmt::format("Generator.{}: only axis=0 is supported here; move the axis first with np.moveaxis", method));
 }
 
-// loc/scale absent: the standard variate itself (loc + scale * x would turn -0.0 into 0.0).
-Value normal_draws(Interp& I, Pcg64& g, std::optional<std::pair<double, double>> loc_scale, const Value& size, DType dt) {
+// standard_normal: the variate itself (normal's loc + scale * x would turn -0.0 into 0.0).
+Value standard_normals(Interp& I, Pcg64& g, const Value& size, DType dt) {
   auto sz = rnd::size_arg(I, size);
   if (dt == DType::F32) return rnd::float_result(I, sz, dt, [&] { return static_cast<double>(ziggurat::standard_normal_float(g)); });
-  if (!loc_scale) return rnd::float_result(I, sz, dt, [&] { return ziggurat::standard_normal(g); });
-  const auto [loc, scale] = *loc_scale;
-  return rnd::float_result(I, sz, dt, [&] { return loc + scale * ziggurat::standard_normal(g); });
+  return rnd::float_result(I, sz, dt, [&] { return ziggurat::standard_normal(g); });
 }
 
-Value exponential_draws(Interp& I, Pcg64& g, double scale, const Value& size, DType dt, bool inversion) {
+Value standard_exponentials(Interp& I, Pcg64& g, const Value& size, DType dt, bool inversion) {
   auto sz = rnd::size_arg(I, size);
   if (inversion) {
     // method='inv': -log(1 - U) (float32 draws a float uniform, the log in double).
@@ -52,7 +50,7 @@ Value exponential_draws(Interp& I, Pcg64& g, double scale, const Value& size, DT
     return rnd::float_result(I, sz, dt, [&] { return -std::log1p(-g.next_double()); });
   }
   if (dt == DType::F32) return rnd::float_result(I, sz, dt, [&] { return static_cast<double>(ziggurat::standard_exponential_float(g)); });
-  return rnd::float_result(I, sz, dt, [&] { return scale * ziggurat::standard_exponential(g); });
+  return rnd::float_result(I, sz, dt, [&] { return ziggurat::standard_exponential(g); });
 }
 
 ClassP generator_class() {
@@ -72,31 +70,33 @@ ClassP generator_class() {
     bi::def(k, "uniform", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "uniform", {"$self", "low=", "high=", "size="});
       auto& g = self_gen(I, a).rng;
-      const double lo = rnd::param_arg(I, p.get("low"), 0.0, "low", false), hi = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
-      const double range = hi - lo;
-      if (!std::isfinite(range)) I.raise("OverflowError", "high - low range exceeds valid bounds");
-      return rnd::float_result(I, rnd::size_arg(I, p.get("size")), DType::F64, [&] { return lo + range * g.next_double(); });
+      const rnd::Param low = rnd::param_arg(I, p.get("low"), 0.0, "low", false), high = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
+      const bool scalars = low.shape.empty() && high.shape.empty();
+      const rnd::Param range = rnd::uniform_range(I, low, high, scalars ? "high - low range exceeds valid bounds" : "Range exceeds valid bounds", true);
+      return rnd::param_draws(I, {low, range}, p.get("size"), [&](const double* q) { return q[0] + q[1] * g.next_double(); });
     });
     bi::def(k, "standard_normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "standard_normal", {"$self", "size=", "dtype=", "out="});
-      return normal_draws(I, self_gen(I, a).rng, std::nullopt, p.get("size"), rnd::float_dtype_arg(I, p.get("dtype"), "standard_normal"));
+      return standard_normals(I, self_gen(I, a).rng, p.get("size"), rnd::float_dtype_arg(I, p.get("dtype"), "standard_normal"));
     });
     bi::def(k, "normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "normal", {"$self", "loc=", "scale=", "size="});
-      const double loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", false), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
-      return normal_draws(I, self_gen(I, a).rng, std::pair{loc, scale}, p.get("size"), DType::F64);
+      auto& g = self_gen(I, a).rng;
+      const rnd::Param loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", false), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      return rnd::param_draws(I, {loc, scale}, p.get("size"), [&](const double* q) { return q[0] + q[1] * ziggurat::standard_normal(g); });
     });
     bi::def(k, "standard_exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "standard_exponential", {"$self", "size=", "dtype=", "method=", "out="});
       // numpy takes any method other than 'zig' as inversion.
       Value m = p.get("method");
       const bool inversion = m && !(m->kind == ObjKind::Str && I.str(m) == "zig");
-      return exponential_draws(I, self_gen(I, a).rng, 1.0, p.get("size"), rnd::float_dtype_arg(I, p.get("dtype"), "standard_exponential"), inversion);
+      return standard_exponentials(I, self_gen(I, a).rng, p.get("size"), rnd::float_dtype_arg(I, p.get("dtype"), "standard_exponential"), inversion);
     });
     bi::def(k, "exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "exponential", {"$self", "scale=", "size="});
-      const double scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
-      return exponential_draws(I, self_gen(I, a).rng, scale, p.get("size"), DType::F64, false);
+      auto& g = self_gen(I, a).rng;
+      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      return rnd::param_draws(I, {scale}, p.get("size"), [&](const double* q) { return q[0] * ziggurat::standard_exponential(g); });
     });
     bi::def(k, "integers", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "integers", {"$self", "low", "high=", "size=", "dtype=", "endpoint="});

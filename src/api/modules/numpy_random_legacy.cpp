@@ -76,8 +76,8 @@ void legacy_seed(Interp& I, LegacyState& st, const Value& seed) {
   if (arr->type.num_elements() == 0) I.raise("ValueError", "Seed must be non-empty");
   const DType dt = arr->type.dtype();
   if (dt != DType::I64 && dt != DType::I32 && dt != DType::U32 && dt != DType::Bool)
-    I.raise("TypeError", fmt::format("Cannot cast array data from dtype('{}') to dtype('int64') according to the rule 'safe'",
-                                     types::dtype_name(dt)));
+    I.raise("TypeError", fmt::format("Cannot cast {} from dtype('{}') to dtype('int64') according to the rule 'safe'",
+                                     arr->type.rank() == 0 ? "scalar" : "array data", types::dtype_name(dt)));
   arr = host_array(I, seed, DType::I64);
   if (arr->type.rank() != 1) I.raise("ValueError", "Seed array must be 1-d");
   auto bytes = exec::array_to_host(*arr);
@@ -91,22 +91,59 @@ void legacy_seed(Interp& I, LegacyState& st, const Value& seed) {
   st.mt.seed_by_array(key);
 }
 
-Value get_state(Interp& I, LegacyState& st) {
+// get_state(): ('MT19937', key, pos, has_gauss, gauss); legacy=False: numpy's dict form.
+Value get_state(Interp& I, LegacyState& st, bool legacy) {
   Value key = rnd::host_result(I, st.mt.key.data(), DType::U32, {Mt19937::kWords});
-  return interp::make_tuple({interp::make_str("MT19937"), key, interp::make_int(st.mt.pos), interp::make_int(st.has_gauss ? 1 : 0),
-                             interp::make_float(st.gauss)});
+  Value name = interp::make_str("MT19937"), pos = interp::make_int(st.mt.pos);
+  Value has_gauss = interp::make_int(st.has_gauss ? 1 : 0), gauss = interp::make_float(st.gauss);
+  if (legacy) return interp::make_tuple({name, key, pos, has_gauss, gauss});
+  auto inner = interp::make_dict();
+  inner->set(I, interp::make_str("key"), key);
+  inner->set(I, interp::make_str("pos"), pos);
+  auto d = interp::make_dict();
+  d->set(I, interp::make_str("bit_generator"), name);
+  d->set(I, interp::make_str("state"), inner);
+  d->set(I, interp::make_str("has_gauss"), has_gauss);
+  d->set(I, interp::make_str("gauss"), gauss);
+  return d;
 }
 
 void set_state(Interp& I, LegacyState& st, const Value& state) {
-  if (!state || (state->kind != ObjKind::Tuple && state->kind != ObjKind::List))
-    I.raise("TypeError", "state must be a tuple as get_state() returns: ('MT19937', key, pos, has_gauss, gauss)");
-  auto parts = I.to_vector(state);
-  if (parts.empty() || parts[0]->kind != ObjKind::Str || I.str(parts[0]) != "MT19937")
-    I.raise("ValueError", "set_state can only be used with legacy MT19937state instances.");  // numpy's text
-  if (parts.size() != 3 && parts.size() != 5) I.raise("ValueError", "state is not a legacy MT19937 state");
-  auto key = host_array(I, parts[1], DType::I64);
+  Value name, key_v, pos_v, has_gauss_v, gauss_v;
+  if (state && state->kind == ObjKind::Dict) {
+    auto& d = static_cast<interp::DictObj&>(*state);
+    auto field = [&](interp::DictObj& in, const char* k) -> Value {
+      Value* v = in.find(I, interp::make_str(k));
+      return v ? *v : nullptr;
+    };
+    name = field(d, "bit_generator");
+    Value inner = field(d, "state");
+    if (!name || !inner || inner->kind != ObjKind::Dict) I.raise("ValueError", "state dictionary is not valid.");
+    key_v = field(static_cast<interp::DictObj&>(*inner), "key");
+    pos_v = field(static_cast<interp::DictObj&>(*inner), "pos");
+    has_gauss_v = field(d, "has_gauss");
+    gauss_v = field(d, "gauss");
+    if (!key_v || !pos_v) I.raise("ValueError", "state dictionary is not valid.");
+  } else if (state && (state->kind == ObjKind::Tuple || state->kind == ObjKind::List)) {
+    auto parts = I.to_vector(state);
+    if (parts.empty()) I.raise("ValueError", "state is not a legacy MT19937 state");
+    name = parts[0];
+    if (name->kind != ObjKind::Str || I.str(name) != "MT19937")
+      I.raise("ValueError", "set_state can only be used with legacy MT19937state instances.");  // numpy's text
+    if (parts.size() != 3 && parts.size() != 5) I.raise("ValueError", "state is not a legacy MT19937 state");
+    key_v = parts[1];
+    pos_v = parts[2];
+    if (parts.size() == 5) {
+      has_gauss_v = parts[3];
+      gauss_v = parts[4];
+    }
+  } else {
+    I.raise("TypeError", "state must be a dict or a tuple.");
+  }
+  if (name->kind != ObjKind::Str || I.str(name) != "MT19937") I.raise("ValueError", "state must be for a MT19937 PRNG");
+  auto key = host_array(I, key_v, DType::I64);
   if (key->type.num_elements() != Mt19937::kWords) I.raise("ValueError", "state key must hold 624 words");
-  const int64_t pos = bi::index_of(I, parts[2], "pos");
+  const int64_t pos = bi::index_of(I, pos_v, "pos");
   if (pos < 0 || pos > Mt19937::kWords) I.raise("ValueError", "state pos must be in [0, 624]");
   auto bytes = exec::array_to_host(*key);
   for (int i = 0; i < Mt19937::kWords; ++i) {
@@ -115,8 +152,8 @@ void set_state(Interp& I, LegacyState& st, const Value& state) {
     st.mt.key[i] = static_cast<uint32_t>(x);
   }
   st.mt.pos = static_cast<int>(pos);
-  st.has_gauss = parts.size() == 5 && I.truthy(parts[3]);
-  st.gauss = parts.size() == 5 ? number_arg(I, parts[4], "gauss") : 0.0;
+  st.has_gauss = has_gauss_v && I.truthy(has_gauss_v);
+  st.gauss = gauss_v ? number_arg(I, gauss_v, "gauss") : 0.0;
 }
 
 Value varargs_size(const std::vector<Value>& dims) { return dims.empty() ? interp::none() : interp::make_tuple(dims); }
@@ -124,15 +161,10 @@ Value varargs_size(const std::vector<Value>& dims) { return dims.empty() ? inter
 Value random_sample(Interp& I, LegacyState& st, const Value& size) {
   return rnd::float_result(I, rnd::size_arg(I, size), DType::F64, [&] { return st.next_double(); });
 }
-Value normals(Interp& I, LegacyState& st, const Value& loc_v, const Value& scale_v, const Value& size) {
-  auto sz = rnd::size_arg(I, size);
-  if (!loc_v && !scale_v) return rnd::float_result(I, sz, DType::F64, [&] { return st.standard_normal(); });
-  const double loc = rnd::param_arg(I, loc_v, 0.0, "loc", false), scale = rnd::param_arg(I, scale_v, 1.0, "scale", true);
-  return rnd::float_result(I, sz, DType::F64, [&] { return loc + scale * st.standard_normal(); });
+Value standard_normals(Interp& I, LegacyState& st, const Value& size) {
+  return rnd::float_result(I, rnd::size_arg(I, size), DType::F64, [&] { return st.standard_normal(); });
 }
-Value exponentials(Interp& I, LegacyState& st, double scale, const Value& size) {
-  return rnd::float_result(I, rnd::size_arg(I, size), DType::F64, [&] { return scale * -std::log(1.0 - st.next_double()); });
-}
+double standard_exponential(LegacyState& st) { return -std::log(1.0 - st.next_double()); }
 
 ClassP random_state_class() {
   static ClassP c = [] {
@@ -155,9 +187,7 @@ ClassP random_state_class() {
     });
     bi::def(k, "get_state", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "get_state", {"$self", "legacy="});
-      if (!bool_arg(I, p.get("legacy"), true))
-        I.raise("NotImplementedError", "get_state(legacy=False) (the dict form) is not supported here: use get_state(), the tuple form");
-      return get_state(I, self_rs(I, a).st);
+      return get_state(I, self_rs(I, a).st, bool_arg(I, p.get("legacy"), true));
     });
     bi::def(k, "set_state", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "set_state", {"$self", "state"});
@@ -178,34 +208,35 @@ ClassP random_state_class() {
     bi::def(k, "randn", [](Interp& I, CallArgs& a) {
       bi::no_kwargs(I, a, "randn");
       auto& r = self_rs(I, a);
-      return normals(I, r.st, nullptr, nullptr, varargs_size(std::vector<Value>(a.args.begin() + 1, a.args.end())));
+      return standard_normals(I, r.st, varargs_size(std::vector<Value>(a.args.begin() + 1, a.args.end())));
     });
     bi::def(k, "standard_normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "standard_normal", {"$self", "size="});
-      return normals(I, self_rs(I, a).st, nullptr, nullptr, p.get("size"));
+      return standard_normals(I, self_rs(I, a).st, p.get("size"));
     });
     bi::def(k, "normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "normal", {"$self", "loc=", "scale=", "size="});
-      Value loc = p.get("loc"), scale = p.get("scale");
-      // normal() with both defaults is still loc + scale * x (numpy's legacy_normal).
-      if (!loc) loc = interp::make_float(0.0);
-      return normals(I, self_rs(I, a).st, loc, scale, p.get("size"));
+      auto& st = self_rs(I, a).st;
+      const rnd::Param loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", false), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      return rnd::param_draws(I, {loc, scale}, p.get("size"), [&](const double* q) { return q[0] + q[1] * st.standard_normal(); });
     });
     bi::def(k, "uniform", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "uniform", {"$self", "low=", "high=", "size="});
       auto& st = self_rs(I, a).st;
-      const double lo = rnd::param_arg(I, p.get("low"), 0.0, "low", false), hi = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
-      const double range = hi - lo;
-      if (!std::isfinite(range)) I.raise("OverflowError", "Range exceeds valid bounds");
-      return rnd::float_result(I, rnd::size_arg(I, p.get("size")), DType::F64, [&] { return lo + range * st.next_double(); });
+      const rnd::Param low = rnd::param_arg(I, p.get("low"), 0.0, "low", false), high = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
+      const rnd::Param range = rnd::uniform_range(I, low, high, "Range exceeds valid bounds", false);
+      return rnd::param_draws(I, {low, range}, p.get("size"), [&](const double* q) { return q[0] + q[1] * st.next_double(); });
     });
     bi::def(k, "standard_exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "standard_exponential", {"$self", "size="});
-      return exponentials(I, self_rs(I, a).st, 1.0, p.get("size"));
+      auto& st = self_rs(I, a).st;
+      return rnd::float_result(I, rnd::size_arg(I, p.get("size")), DType::F64, [&] { return standard_exponential(st); });
     });
     bi::def(k, "exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "exponential", {"$self", "scale=", "size="});
-      return exponentials(I, self_rs(I, a).st, rnd::param_arg(I, p.get("scale"), 1.0, "scale", true), p.get("size"));
+      auto& st = self_rs(I, a).st;
+      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      return rnd::param_draws(I, {scale}, p.get("size"), [&](const double* q) { return q[0] * standard_exponential(st); });
     });
     bi::def(k, "randint", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "randint", {"$self", "low", "high=", "size=", "dtype="});

@@ -50,11 +50,114 @@ DType float_dtype_arg(Interp& I, const Value& v, const char* method) {
   return d;
 }
 
-double param_arg(Interp& I, const Value& v, double dflt, const char* name, bool nonneg) {
-  if (!v) return dflt;
-  const double x = number_arg(I, v, name);
-  if (nonneg && x < 0) I.raise("ValueError", fmt::format("{} < 0", name));
-  return x;
+Broadcast broadcast_shapes(const std::vector<Shape>& shapes) {
+  // numpy's PyArray_Broadcast: dimension by dimension (right-aligned), remembering which
+  // argument set each one, so a conflict names the same two arguments numpy names.
+  Broadcast b;
+  size_t rank = 0;
+  for (auto& s : shapes) rank = std::max(rank, s.size());
+  b.shape.assign(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    int source = -1;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      const int64_t offset = static_cast<int64_t>(d) + static_cast<int64_t>(shapes[k].size()) - static_cast<int64_t>(rank);
+      if (offset < 0) continue;
+      const int64_t n = shapes[k][static_cast<size_t>(offset)];
+      if (n == 1) continue;
+      if (b.shape[d] == 1) {
+        b.shape[d] = n;
+        source = static_cast<int>(k);
+      } else if (b.shape[d] != n) {
+        b.conflict_a = source;
+        b.conflict_b = static_cast<int>(k);
+        return b;
+      }
+    }
+  }
+  return b;
+}
+
+Param param_arg(Interp& I, const Value& v, double dflt, const char* name, bool nonneg) {
+  Param p;
+  if (!v) {
+    p.values = {dflt};
+  } else if (as_array(v) || v->kind == ObjKind::List || v->kind == ObjKind::Tuple) {
+    auto arr = host_array(I, v, DType::F64);
+    p.shape = arr->type.shape();
+    p.values.resize(static_cast<size_t>(arr->type.num_elements()));
+    auto bytes = exec::array_to_host(*arr);
+    if (!p.values.empty()) std::memcpy(p.values.data(), bytes.data(), p.values.size() * 8);
+  } else {
+    p.values = {number_arg(I, v, name)};
+  }
+  if (nonneg)
+    for (double x : p.values)
+      if (x < 0) I.raise("ValueError", fmt::format("{} < 0", name));
+  return p;
+}
+
+Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size_v, const std::function<double(const double*)>& draw) {
+  const auto size = size_arg(I, size_v);
+  std::vector<double> cur(params.size());
+  bool scalars = true;
+  for (auto& p : params) scalars = scalars && p.shape.empty();
+  if (scalars) {
+    for (size_t k = 0; k < params.size(); ++k) cur[k] = params[k].values[0];
+    return float_result(I, size, DType::F64, [&] { return draw(cur.data()); });
+  }
+  // np.broadcast(out, *params) (or of the params alone without size=), with its errors.
+  std::vector<Shape> shapes;
+  if (size) shapes.push_back(*size);
+  for (auto& p : params) shapes.push_back(p.shape);
+  const Broadcast b = broadcast_shapes(shapes);
+  if (b.conflict_b >= 0)
+    I.raise("ValueError", fmt::format("shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between arg {} with "
+                                      "shape {} and arg {} with shape {}.",
+                                      b.conflict_a, types::py_int_tuple(shapes[static_cast<size_t>(b.conflict_a)]), b.conflict_b,
+                                      types::py_int_tuple(shapes[static_cast<size_t>(b.conflict_b)])));
+  const Shape out = size.value_or(b.shape);
+  if (b.shape != out)
+    I.raise("ValueError", fmt::format("Output size {} is not compatible with broadcast dimensions of inputs {}.", types::py_int_tuple(out),
+                                      types::py_int_tuple(b.shape)));
+  // Element strides of each parameter over the output's dimensions (0 where broadcast).
+  const size_t rank = out.size();
+  std::vector<std::vector<int64_t>> strides(params.size(), std::vector<int64_t>(rank, 0));
+  for (size_t k = 0; k < params.size(); ++k) {
+    const Shape& s = params[k].shape;
+    int64_t stride = 1;
+    for (size_t j = s.size(); j-- > 0;) {
+      if (s[j] != 1) strides[k][rank - s.size() + j] = stride;
+      stride *= s[j];
+    }
+  }
+  std::vector<int64_t> coord(rank, 0), offset(params.size(), 0);
+  const int64_t n = types::shape_product(out);
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < params.size(); ++k) cur[k] = params[k].values[static_cast<size_t>(offset[k])];
+    values[static_cast<size_t>(i)] = draw(cur.data());
+    for (size_t d = rank; d-- > 0;) {  // next C-order coordinate
+      for (size_t k = 0; k < params.size(); ++k) offset[k] += strides[k][d];
+      if (++coord[d] < out[d]) break;
+      for (size_t k = 0; k < params.size(); ++k) offset[k] -= strides[k][d] * out[d];
+      coord[d] = 0;
+    }
+  }
+  return host_result(I, n ? static_cast<const void*>(values.data()) : &kNoBytes, DType::F64, out);
+}
+
+Param uniform_range(Interp& I, const Param& low, const Param& high, const char* overflow, bool nonneg) {
+  if (broadcast_shapes({high.shape, low.shape}).conflict_b >= 0)  // numpy computes np.subtract(high, low)
+    I.raise("ValueError", fmt::format("operands could not be broadcast together with shapes {} {} ", types::py_int_tuple(high.shape),
+                                      types::py_int_tuple(low.shape)));
+  Value diff = param_draws(I, {low, high}, nullptr, [](const double* p) { return p[1] - p[0]; });
+  Param range = param_arg(I, diff, 0.0, "high - low", false);
+  for (double x : range.values)
+    if (!std::isfinite(x)) I.raise("OverflowError", overflow);
+  if (nonneg)
+    for (double x : range.values)
+      if (x < 0) I.raise("ValueError", "high - low < 0");
+  return range;
 }
 
 Value host_result(Interp& I, const void* bytes, DType dt, const Shape& shape) {

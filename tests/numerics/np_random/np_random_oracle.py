@@ -65,6 +65,14 @@ def generator_cases():
         out.append(f"{g}.choice(6, 4, replace=False, p=[0.05, 0.3, 0.05, 0.2, 0.2, 0.2])")
         out.append(f"{g}.choice(np.arange(8) * 3, 5, replace=False)")
         out.append(f"{g}.choice([1.5, 2.5, 3.5])")
+        # Array parameters broadcast against each other and size=, drawn in C order.
+        out.append(f"{g}.normal([0.0, 10.0, 100.0], 2.0)")
+        out.append(f"{g}.normal(np.arange(3.0), [[1.0], [0.5]])")
+        out.append(f"{g}.normal(0.0, [1.0, 2.0], size=(3, 2))")
+        out.append(f"{g}.uniform([0.0, 5.0], [1.0, 15.0], size=(2, 2))")
+        out.append(f"{g}.uniform(np.zeros((2, 1)), np.arange(1.0, 4.0))")
+        out.append(f"{g}.exponential([1.0, 0.5, 4.0])")
+        out.append(f"{g}.exponential(np.ones((2, 3)), size=(4, 2, 3))")
     return out
 
 
@@ -101,6 +109,11 @@ def legacy_cases():
         out.append(f"{rs}.choice(6, 4, replace=False, p=[0.05, 0.3, 0.05, 0.2, 0.2, 0.2])")
         out.append(f"{rs}.choice([1.5, 2.5, 3.5])")
         out.append(f"state_roundtrip({rs})")
+        out.append(f"{rs}.normal([0.0, 10.0, 100.0], 2.0)")
+        out.append(f"{rs}.normal(np.arange(3.0), [[1.0], [0.5]], size=(2, 3))")
+        out.append(f"{rs}.uniform([0.0, 5.0], [1.0, 15.0])")
+        out.append(f"{rs}.uniform(5.0, 2.0, 3)")
+        out.append(f"{rs}.exponential([[1.0, 0.5, 4.0]], size=(2, 3))")
     # The module functions share numpy's global RandomState.
     for s in [0, 7, 2024, 2**32 - 1]:
         out.append(f"module_stream({s})")
@@ -157,7 +170,12 @@ def state_roundtrip(r):
     a = [r.randn(), r.rand(3), r.randint(0, 100, 4)]
     r.set_state(st)
     b = [r.randn(), r.rand(3), r.randint(0, 100, 4)]
-    return [st[0], int(st[1].sum()), st[1].dtype.name, st[2], st[3], st[4], a, b]
+    d = r.get_state(legacy=False)
+    c = [r.randn(), r.rand(2)]
+    r.set_state(d)
+    e = [r.randn(), r.rand(2)]
+    return [st[0], int(st[1].sum()), st[1].dtype.name, st[2], st[3], st[4], a, b, d["bit_generator"], d["state"]["pos"],
+            int(d["state"]["key"][5]), c, e]
 
 
 def module_stream(s):
