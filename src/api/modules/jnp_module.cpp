@@ -78,6 +78,10 @@ void register_jnp_module() {
     add_jnp_linalg(I, m);
     add_jnp_indexing(I, m);
     add_jnp_nan_stats(I, m);
+    add_jnp_histogram(I, m);
+    add_jnp_reorder(I, m);
+    add_jnp_products(I, m);
+    add_jnp_log_spaces(I, m);
     m.dict.set("linalg", I.import_module("jax.numpy.linalg", I.current_loc()));
     m.dict.set("fft", I.import_module("jax.numpy.fft", I.current_loc()));
   });

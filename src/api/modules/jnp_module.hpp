@@ -26,6 +26,10 @@ void add_jnp_shape(Interp& I, ModuleObj& m);        // jnp_module_shape.cpp
 void add_jnp_linalg(Interp& I, ModuleObj& m);       // jnp_module_linalg.cpp
 void add_jnp_indexing(Interp& I, ModuleObj& m);    // jnp_module_indexing.cpp
 void add_jnp_nan_stats(Interp& I, ModuleObj& m);   // jnp_module_nan_stats.cpp
+void add_jnp_histogram(Interp& I, ModuleObj& m);   // jnp_module_histogram.cpp
+void add_jnp_reorder(Interp& I, ModuleObj& m);     // jnp_module_reorder.cpp
+void add_jnp_products(Interp& I, ModuleObj& m);    // jnp_module_products.cpp
+void add_jnp_log_spaces(Interp& I, ModuleObj& m);  // jnp_module_log_spaces.cpp
 void register_jnp_linalg_module();                  // jax.numpy.linalg (jnp_module_linalg.cpp)
 
 }  // namespace shard::api

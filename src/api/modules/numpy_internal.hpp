@@ -70,6 +70,10 @@ void fill_random_module(Interp& I, ModuleObj& m);      // numpy_random.cpp (nump
 void add_io_functions(Interp& I, ModuleObj& m);        // numpy_io.cpp
 void add_indexing_functions(Interp& I, ModuleObj& m);  // jnp_module_indexing.cpp (shared with jnp)
 void add_nan_stats_functions(Interp& I, ModuleObj& m); // jnp_module_nan_stats.cpp (shared with jnp)
+void add_histogram_functions(Interp& I, ModuleObj& m); // jnp_module_histogram.cpp (shared with jnp)
+void add_reorder_functions(Interp& I, ModuleObj& m);   // jnp_module_reorder.cpp (shared with jnp)
+void add_product_functions(Interp& I, ModuleObj& m);   // jnp_module_products.cpp (shared with jnp)
+void add_log_space_functions(Interp& I, ModuleObj& m); // jnp_module_log_spaces.cpp (shared with jnp)
 void add_contraction_functions(Interp& I, ModuleObj& m);  // jnp_module_linalg.cpp (einsum)
 
 }  // namespace shard::api::np

@@ -379,6 +379,10 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   add_math_functions(I, m);
   add_indexing_functions(I, m);
   add_nan_stats_functions(I, m);
+  add_histogram_functions(I, m);
+  add_reorder_functions(I, m);
+  add_product_functions(I, m);
+  add_log_space_functions(I, m);
   add_contraction_functions(I, m);
   m.dict.set("random", I.import_module("numpy.random", I.current_loc()));
   add_io_functions(I, m);
