@@ -9,13 +9,11 @@
 #include <type_traits>
 
 #include "runtime/rendezvous.hpp"
+#include "types/half_float.hpp"
 
 namespace shard::runtime {
 
 void check_reduction(ReduceKind kind, DType dtype, std::string_view op) {
-  if (dtype == DType::F16 || dtype == DType::BF16)
-    throw CollectiveError(fmt::format("{} over {} arrays is not supported (16-bit floats are storage-only)", op,
-                                      types::dtype_name(dtype)));
   if (types::is_float(dtype) && (kind == ReduceKind::And || kind == ReduceKind::Or))
     throw CollectiveError(fmt::format("{} (logical {}) is not defined for {} arrays", op, ir::reduce_kind_name(kind),
                                       types::dtype_name(dtype)));
@@ -163,8 +161,9 @@ ReduceFn pick(ReduceKind kind, DType dtype) {
       return (kind == ReduceKind::Sum || kind == ReduceKind::Max || kind == ReduceKind::Or)
                  ? reduce_typed<uint8_t, OrOp>
                  : reduce_typed<uint8_t, AndOp>;
-    case DType::F16:
-    case DType::BF16: break;
+    // float16 / bfloat16: combined in float32, rounded back after every step
+    case DType::F16: return pick_op<types::HalfValue<DType::F16>>(kind);
+    case DType::BF16: return pick_op<types::HalfValue<DType::BF16>>(kind);
   }
   return nullptr;
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "array/dragon4.hpp"
+#include "types/half_float.hpp"
 
 namespace shard::array {
 
@@ -64,6 +66,17 @@ std::string split_after(const std::string& s, char c) {
   return pos == std::string::npos ? std::string() : s.substr(pos + 1);
 }
 
+// A bfloat16 element as ml_dtypes prints it (its scalar repr, which numpy's array2string
+// calls for a dtype it does not know): the float32 value through C++ `ostream << float`, i.e.
+// printf's %g (6 significant digits); NaN without its sign. Elements get no common width.
+std::string bfloat16_text(uint64_t element) {
+  const float f = types::half_to_float(static_cast<uint16_t>(element), DType::BF16);
+  if (std::isnan(f)) return "nan";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(f));
+  return buf;
+}
+
 }  // namespace
 
 ElementFormat::ElementFormat(DType dtype, const std::vector<uint64_t>& shown, bool zero_dim)
@@ -77,7 +90,7 @@ ElementFormat::ElementFormat(DType dtype, const std::vector<uint64_t>& shown, bo
       int_width_ = int(std::max(std::to_string(int64_t(*mn)).size(),
                                 std::to_string(int64_t(*mx)).size()));
     }
-  } else if (types::is_float(dtype)) {
+  } else if (types::is_float(dtype) && dtype != DType::BF16) {
     fill_float_format(shown);
   }
 }
@@ -156,6 +169,7 @@ std::string ElementFormat::operator()(uint64_t element) const {
     if (element) return zero_dim_ ? "True" : " True";
     return "False";
   }
+  if (dtype_ == DType::BF16) return bfloat16_text(element);
   if (types::is_int(dtype_)) {
     std::string s = std::to_string(int64_t(element));
     if (int(s.size()) < int_width_) s.insert(0, size_t(int_width_) - s.size(), ' ');
@@ -185,6 +199,7 @@ std::string ElementFormat::operator()(uint64_t element) const {
 std::string format_scalar_element(DType dtype, uint64_t element) {
   if (dtype == DType::Bool) return element ? "True" : "False";
   if (types::is_int(dtype)) return std::to_string(int64_t(element));
+  if (dtype == DType::BF16) return bfloat16_text(element);
   // numpy scalar str/repr: positional between 1e-4 and 1e16, else scientific
   const double a = std::fabs(float_bits_to_double(dtype, element));
   Dragon4Options o;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "codegen/half_float_ir.hpp"
 #include "codegen/loop_builder.hpp"
 #include "codegen/reduce_forms.hpp"
 
@@ -31,7 +32,8 @@ constexpr int64_t kTrackedBytes = 256; // index tracking: four registers, four i
 class ArgReduceEmitter {
  public:
   ArgReduceEmitter(jit::ModuleHandle& mh, const ReduceKernel& k)
-      : mh_(mh), c_(mh.context()), b_(c_), k_(k), split_(split_at_axis(k)), st_(storage_type(c_, k.dtype)) {}
+      : mh_(mh), c_(mh.context()), b_(c_), k_(k), split_(split_at_axis(k)),
+        mt_(storage_type(c_, k.dtype)), st_(is_half_float(k.dtype) ? b_.getFloatTy() : mt_) {}
 
   void emit(const std::string& name) {
     fn_ = begin_kernel_function(b_, mh_.module(), name, 1, 1, llvm::Function::ExternalLinkage);
@@ -51,7 +53,10 @@ class ArgReduceEmitter {
   llvm::Value* in() const { return fn_->getArg(0); }
   llvm::Value* out() const { return fn_->getArg(1); }
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
-  llvm::Value* load(llvm::Value* base, llvm::Value* index) { return b_.CreateLoad(st_, b_.CreateGEP(st_, base, index)); }
+  // Element `index` of the input at `base` (float16 / bfloat16 widened to float32: exact,
+  // and ordered as the 16-bit values are).
+  llvm::Value* load(llvm::Value* base, llvm::Value* index) { return widen(b_.CreateLoad(mt_, b_.CreateGEP(mt_, base, index))); }
+  llvm::Value* widen(llvm::Value* v) { return is_half_float(k_.dtype) ? emit_half_to_float(b_, v, k_.dtype) : v; }
 
   // The value every element beats or ties: -inf / +inf, or the integer extreme.
   llvm::Value* identity() {
@@ -98,7 +103,7 @@ class ArgReduceEmitter {
       return llvm::ConstantVector::get(v);
     }();
     counted_loop(b_, i64(0), i64(split_.outer), 1, "row", [&](llvm::Value* row) {
-      llvm::Value* row_base = b_.CreateGEP(st_, in(), b_.CreateMul(row, i64(len)));
+      llvm::Value* row_base = b_.CreateGEP(mt_, in(), b_.CreateMul(row, i64(len)));
       llvm::Value* best = identity();
       llvm::Value* best_index = b_.getInt32(0);
       if (whole > 0) {
@@ -135,10 +140,10 @@ class ArgReduceEmitter {
   void rows() {
     const int64_t len = split_.len;
     counted_loop(b_, i64(0), i64(split_.outer), 1, "row", [&](llvm::Value* row) {
-      llvm::Value* row_base = b_.CreateGEP(st_, in(), b_.CreateMul(row, i64(len)));
+      llvm::Value* row_base = b_.CreateGEP(mt_, in(), b_.CreateMul(row, i64(len)));
       auto best = carried_loop(b_, i64(0), i64(len), kRowChunk, "chunk", {identity(), i64(0)},
                                [&](llvm::Value* start, const std::vector<llvm::Value*>& carried) -> std::vector<llvm::Value*> {
-        llvm::Value* chunk = b_.CreateGEP(st_, row_base, start);
+        llvm::Value* chunk = b_.CreateGEP(mt_, row_base, start);
         llvm::Value* n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(kRowChunk), b_.CreateSub(i64(len), start));
         auto m = carried_loop(b_, i64(1), n, 1, "extreme", {load(chunk, i64(0))},
                               [&](llvm::Value* j, const std::vector<llvm::Value*>& acc) -> std::vector<llvm::Value*> {
@@ -170,7 +175,7 @@ class ArgReduceEmitter {
   // then the tail one by one. The target is in the range, so the search always ends early.
   llvm::Value* find_first(llvm::Value* p, llvm::Value* n, llvm::Value* target) {
     const int64_t lanes = kVectorBytes / static_cast<int64_t>(types::dtype_size(k_.dtype));
-    auto* vty = llvm::FixedVectorType::get(st_, static_cast<unsigned>(lanes));
+    auto* vty = llvm::FixedVectorType::get(mt_, static_cast<unsigned>(lanes));
     auto* mask_ty = b_.getIntNTy(static_cast<unsigned>(lanes));
     llvm::Value* target_is_nan = is_float() ? b_.CreateFCmpUNO(target, target) : b_.getFalse();
     llvm::Value* vtarget = b_.CreateVectorSplat(static_cast<unsigned>(lanes), target);
@@ -189,7 +194,7 @@ class ArgReduceEmitter {
     b_.SetInsertPoint(vhead);
     auto* vi = b_.CreatePHI(b_.getInt64Ty(), 2);
     vi->addIncoming(i64(0), entry);
-    llvm::Value* v = b_.CreateAlignedLoad(vty, b_.CreateGEP(st_, p, vi), llvm::Align(types::dtype_size(k_.dtype)));
+    llvm::Value* v = widen(b_.CreateAlignedLoad(vty, b_.CreateGEP(mt_, p, vi), llvm::Align(types::dtype_size(k_.dtype))));
     llvm::Value* hit = b_.CreateBitCast(matches(v, vtarget, vnan), mask_ty);
     b_.CreateCondBr(b_.CreateICmpNE(hit, llvm::ConstantInt::get(mask_ty, 0)), vhit, vnext);
     b_.SetInsertPoint(vhit);
@@ -232,18 +237,18 @@ class ArgReduceEmitter {
     b_.SetInsertPoint(saved);
     auto* i32 = b_.getInt32Ty();
     counted_loop(b_, i64(0), i64(split_.outer), 1, "outer", [&](llvm::Value* a) {
-      llvm::Value* in_plane = b_.CreateGEP(st_, in(), b_.CreateMul(a, i64(len * inner)));
+      llvm::Value* in_plane = b_.CreateGEP(mt_, in(), b_.CreateMul(a, i64(len * inner)));
       llvm::Value* out_row = b_.CreateGEP(i32, out(), b_.CreateMul(a, i64(inner)));
       counted_loop(b_, i64(0), i64(inner), block, "block", [&](llvm::Value* c0) {
         llvm::Value* n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(block), b_.CreateSub(i64(inner), c0));
-        llvm::Value* first = b_.CreateGEP(st_, in_plane, c0);
+        llvm::Value* first = b_.CreateGEP(mt_, in_plane, c0);
         llvm::Value* index = b_.CreateGEP(i32, out_row, c0);
         counted_loop(b_, i64(0), n, 1, "first", [&](llvm::Value* c) {
           b_.CreateStore(load(first, c), b_.CreateGEP(st_, best, c));
           b_.CreateStore(b_.getInt32(0), b_.CreateGEP(i32, index, c));
         });
         counted_loop(b_, i64(1), i64(len), 1, "along", [&](llvm::Value* i) {
-          llvm::Value* rowp = b_.CreateGEP(st_, first, b_.CreateMul(i, i64(inner)));
+          llvm::Value* rowp = b_.CreateGEP(mt_, first, b_.CreateMul(i, i64(inner)));
           llvm::Value* i_32 = b_.CreateTrunc(i, i32);
           counted_loop(b_, i64(0), n, 1, "col", [&](llvm::Value* c) {
             llvm::Value* x = load(rowp, c);
@@ -264,7 +269,8 @@ class ArgReduceEmitter {
   llvm::IRBuilder<> b_;
   const ReduceKernel& k_;
   const AxisSplit split_;
-  llvm::Type* st_;
+  llvm::Type* mt_;  // elements in memory
+  llvm::Type* st_;  // elements in registers
   llvm::Function* fn_ = nullptr;
 };
 

@@ -102,7 +102,7 @@ class ColumnEmitter {
   }
 
   llvm::Value* identity(EwOp op, DType t) {
-    auto* ty = t == DType::Bool ? b_.getInt1Ty() : storage_type(c_, t);
+    auto* ty = register_type(c_, t);
     if (types::is_float(t)) {
       if (op == EwOp::Max || op == EwOp::Min) return llvm::ConstantFP::getInfinity(ty, op == EwOp::Max);
       return llvm::ConstantFP::get(ty, op == EwOp::Mul ? 1.0 : 0.0);

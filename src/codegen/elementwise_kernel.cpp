@@ -321,8 +321,6 @@ void validate(const ElementwiseKernel& k) {
     throw std::logic_error("internal error: elementwise output rank mismatch");
   for (size_t n = 0; n < k.nodes.size(); ++n) {
     auto& node = k.nodes[n];
-    if (node.dtype == types::DType::F16 || node.dtype == types::DType::BF16)
-      throw std::runtime_error(fmt::format("{} arithmetic is not supported yet (storage only)", types::dtype_name(node.dtype)));
     if (node.op == EwOp::Input && (node.input < 0 || size_t(node.input) >= k.inputs.size()))
       throw std::logic_error("internal error: elementwise input index out of range");
     for (int a : node.args)

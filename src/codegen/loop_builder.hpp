@@ -9,7 +9,8 @@
 
 namespace shard::codegen {
 
-// How a dtype is laid out in memory (bool is one byte; in registers it is i1).
+// How a dtype is laid out in memory (bool is one byte; in registers it is i1; float16 and
+// bfloat16 are their i16 bit patterns, float32 in registers: codegen/half_float_ir).
 inline llvm::Type* storage_type(llvm::LLVMContext& c, types::DType t) {
   switch (t) {
     case types::DType::Bool: case types::DType::U8: return llvm::Type::getInt8Ty(c);
@@ -18,10 +19,16 @@ inline llvm::Type* storage_type(llvm::LLVMContext& c, types::DType t) {
     case types::DType::I64: return llvm::Type::getInt64Ty(c);
     case types::DType::F32: return llvm::Type::getFloatTy(c);
     case types::DType::F64: return llvm::Type::getDoubleTy(c);
-    case types::DType::F16: return llvm::Type::getHalfTy(c);
-    case types::DType::BF16: return llvm::Type::getBFloatTy(c);
+    case types::DType::F16: case types::DType::BF16: return llvm::Type::getInt16Ty(c);
   }
   return nullptr;
+}
+
+// The type a dtype's values have in registers (ScalarOps::from_storage gives it).
+inline llvm::Type* register_type(llvm::LLVMContext& c, types::DType t) {
+  if (t == types::DType::Bool) return llvm::Type::getInt1Ty(c);
+  if (t == types::DType::F16 || t == types::DType::BF16) return llvm::Type::getFloatTy(c);
+  return storage_type(c, t);
 }
 
 // A kernel function `void name(ptr in_0, ..., ptr out_0, ...)`: every pointer noalias, the

@@ -24,7 +24,6 @@ std::string ReduceKernel::signature() const {
 }
 
 bool jit_supports(const ReduceKernel& k) {
-  if (k.dtype == DType::F16 || k.dtype == DType::BF16) return false;
   if (k.form == ReduceForm::Reduce) return true;
   int64_t axis_len = -1, reduced_dims = 0;
   for (size_t d = 0; d < k.shape.size(); ++d)
@@ -127,8 +126,9 @@ class ReduceEmitter {
       case DType::I64: return b_.getInt64Ty();
       case DType::F32: return b_.getFloatTy();
       case DType::F64: return b_.getDoubleTy();
-      default: throw std::runtime_error("reductions over this dtype are not supported yet");
+      case DType::F16: case DType::BF16: return b_.getInt16Ty();
     }
+    throw std::logic_error("internal error: unknown dtype in a reduction");
   }
   llvm::Value* identity(DType t) {
     if (types::is_int(t) && (k_.kind == ReduceKind::Max || k_.kind == ReduceKind::Min)) {
@@ -140,7 +140,7 @@ class ReduceEmitter {
     }
     double v = reduce_identity(k_.kind, t);
     if (t == DType::Bool) return b_.getInt1(v != 0);
-    if (types::is_float(t)) return llvm::ConstantFP::get(storage(t), v);
+    if (types::is_float(t)) return llvm::ConstantFP::get(ops_.register_type(t), v);
     return llvm::ConstantInt::get(storage(t), static_cast<uint64_t>(static_cast<int64_t>(v)), true);
   }
   EwOp combine_op() const {
@@ -181,14 +181,14 @@ class ReduceEmitter {
     if (inner_run_ && d + 1 == dims_.size()) {
       // Register accumulation over the contiguous trailing run.
       const bool widen = k_.kind == ReduceKind::Sum && k_.dtype == DType::F32;
-      const DType acc_t = widen ? DType::F64 : k_.dtype;
+      const DType acc_t = widen ? DType::F64 : k_.dtype;  // float16 / bfloat16: rounded after every step
       auto* pre = b_.GetInsertBlock();
       auto* head = llvm::BasicBlock::Create(c_, "run", fn_);
       auto* exit = llvm::BasicBlock::Create(c_, "run.exit", fn_);
       b_.CreateBr(head);
       b_.SetInsertPoint(head);
       auto* iv = b_.CreatePHI(b_.getInt64Ty(), 2);
-      auto* acc = b_.CreatePHI(k_.dtype == DType::Bool ? b_.getInt1Ty() : storage(acc_t), 2);
+      auto* acc = b_.CreatePHI(ops_.register_type(acc_t), 2);
       iv->addIncoming(b_.getInt64(0), pre);
       acc->addIncoming(identity(acc_t), pre);
       auto* x = ops_.from_storage(b_.CreateLoad(elem_ty_, b_.CreateGEP(elem_ty_, in, b_.CreateAdd(in_off, iv))), k_.dtype);

@@ -102,7 +102,7 @@ class RowEmitter {
       costly[i] = ir::ew_info(node.op).transcendental;
       for (int a : node.args) costly[i] = costly[i] || costly[a];
       if (costly[i] && loops_using[i] >= 2 && types::is_float(node.dtype)) {
-        auto* a = b_.CreateAlloca(storage_type(c_, node.dtype), b_.getInt64(k_.shape[1]));
+        auto* a = b_.CreateAlloca(register_type(c_, node.dtype), b_.getInt64(k_.shape[1]));  // register values
         a->setAlignment(llvm::Align(64));
         buffer_[i] = a;
       }
@@ -135,7 +135,7 @@ class RowEmitter {
     const EwNode& node = k_.nodes[n];
     if (level_[n] != kPerElement) return memo[n] = row_vals_[n];
     if (node.op == EwOp::Input) return memo[n] = load_input(node, r, j);
-    auto* st = buffer_[n] ? storage_type(c_, node.dtype) : nullptr;
+    auto* st = buffer_[n] ? register_type(c_, node.dtype) : nullptr;
     if (buffer_[n] && buffered_[n]) return memo[n] = b_.CreateLoad(st, b_.CreateGEP(st, buffer_[n], j));
     for (int a : node.args) at_element(a, r, j, memo);
     memo[n] = apply(node, memo);
@@ -153,7 +153,7 @@ class RowEmitter {
   }
 
   llvm::Value* identity(EwOp op, DType t) {
-    auto* ty = t == DType::Bool ? b_.getInt1Ty() : storage_type(c_, t);
+    auto* ty = register_type(c_, t);
     if (types::is_float(t)) {
       if (op == EwOp::Max || op == EwOp::Min) return llvm::ConstantFP::getInfinity(ty, op == EwOp::Max);
       return llvm::ConstantFP::get(ty, op == EwOp::Mul ? 1.0 : 0.0);

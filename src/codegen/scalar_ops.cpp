@@ -8,7 +8,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "codegen/half_float_ir.hpp"
 #include "jit/kernel_jit.hpp"
+#include "types/half_float.hpp"
 
 namespace shard::codegen {
 
@@ -151,20 +153,29 @@ llvm::Type* ScalarOps::reg_type(DType t) {
     case DType::U16: return llvm::Type::getInt16Ty(c);
     case DType::I32: case DType::U32: return llvm::Type::getInt32Ty(c);
     case DType::I64: return llvm::Type::getInt64Ty(c);
-    case DType::F32: return llvm::Type::getFloatTy(c);
+    case DType::F32: case DType::F16: case DType::BF16: return llvm::Type::getFloatTy(c);
     case DType::F64: return llvm::Type::getDoubleTy(c);
-    default: throw std::runtime_error("unsupported dtype in kernel");
   }
+  throw std::logic_error("internal error: unknown dtype in a kernel");
 }
 
 llvm::Value* ScalarOps::from_storage(llvm::Value* v, DType t) {
+  if (is_half_float(t)) return emit_half_to_float(b_, v, t);
   return t == DType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
 }
 llvm::Value* ScalarOps::to_storage(llvm::Value* v, DType t) {
+  if (is_half_float(t)) return emit_round_to_half(b_, v, t);
   return t == DType::Bool ? b_.CreateZExt(v, b_.getInt8Ty()) : v;
 }
 
+// A float register holding a 16-bit dtype's value: `v` rounded to that dtype.
+llvm::Value* ScalarOps::round_to(llvm::Value* v, DType t) {
+  return is_half_float(t) ? emit_half_to_float(b_, emit_round_to_half(b_, v, t), t) : v;
+}
+
 llvm::Value* ScalarOps::constant(DType t, double v) {
+  // Rounded once, from the double: through float32 first could round twice.
+  if (is_half_float(t)) return llvm::ConstantFP::get(reg_type(t), types::half_to_float(types::round_to_half(v, t), t));
   if (types::is_float(t)) return llvm::ConstantFP::get(reg_type(t), v);
   if (t == DType::Bool) return b_.getInt1(v != 0);
   // Through int64, keeping the low bits: -1 and 4294967295 are both all ones in uint32.
@@ -205,12 +216,38 @@ llvm::Value* ScalarOps::convert(llvm::Value* v, DType from, DType to) {
   return types::is_unsigned(from) ? b_.CreateUIToFP(v, ty) : b_.CreateSIToFP(v, ty);
 }
 
+namespace {
+// Ops that give a representable value when their operands are: no rounding after them.
+bool exact_on_half(EwOp op) {
+  switch (op) {
+    case EwOp::Const: case EwOp::StopGradient: case EwOp::Select: case EwOp::Neg: case EwOp::Abs: case EwOp::Sign:
+    case EwOp::Floor: case EwOp::Ceil: case EwOp::Round: case EwOp::Max: case EwOp::Min: case EwOp::Clamp:
+    case EwOp::BitcastConvert: case EwOp::IntegerPow:  // integer_pow rounds after each multiply itself
+      return true;
+    default: return false;
+  }
+}
+}  // namespace
+
 llvm::Value* ScalarOps::emit(const EwNode& node, const std::vector<llvm::Value*>& args,
                              const std::vector<DType>& arg_types) {
+  // float16 / bfloat16: computed in float32 and rounded back after every op, as XLA's CPU
+  // backend does, so fusing ops never changes a result.
+  llvm::Value* v = emit_in_register(node, args, arg_types);
+  if (is_half_float(node.dtype) && !exact_on_half(node.op)) v = round_to(v, node.dtype);
+  return v;
+}
+
+llvm::Value* ScalarOps::emit_in_register(const EwNode& node, const std::vector<llvm::Value*>& args,
+                                         const std::vector<DType>& arg_types) {
   switch (node.op) {
     case EwOp::Const: return constant(node.dtype, node.const_value);
     case EwOp::IntegerPow: return integer_pow(args[0], node.dtype, static_cast<int64_t>(node.const_value));
-    case EwOp::Convert: return convert(args[0], arg_types[0], node.dtype);
+    case EwOp::Convert:
+      // float64 -> float16 rounds once, from the double (numpy's astype); float64 -> bfloat16
+      // goes through float32 below, as ml_dtypes' cast does.
+      if (node.dtype == DType::F16 && arg_types[0] == DType::F64) return from_storage(to_storage(args[0], node.dtype), node.dtype);
+      return convert(args[0], arg_types[0], node.dtype);
     case EwOp::StopGradient: return args[0];
     case EwOp::IsNan: case EwOp::IsInf: case EwOp::IsFinite: {
       if (!types::is_float(arg_types[0])) return b_.getInt1(node.op == EwOp::IsFinite);
@@ -221,7 +258,14 @@ llvm::Value* ScalarOps::emit(const EwNode& node, const std::vector<llvm::Value*>
     }
     case EwOp::Eq: case EwOp::Ne: case EwOp::Lt: case EwOp::Le: case EwOp::Gt: case EwOp::Ge:
       return compare(node.op, args[0], args[1], arg_types[0]);
-    case EwOp::BitcastConvert: return emit_bitcast(b_, args[0], arg_types[0], node.dtype, reg_type(node.dtype));
+    case EwOp::BitcastConvert: {
+      const DType from = arg_types[0], to = node.dtype;
+      if (!is_half_float(from) && !is_half_float(to)) return emit_bitcast(b_, args[0], from, to, reg_type(to));
+      // A 16-bit float's bits are its storage pattern, not its float32 register.
+      llvm::Value* x = is_half_float(from) ? to_storage(args[0], from) : args[0];
+      x = emit_bitcast(b_, x, from, to, is_half_float(to) ? b_.getInt16Ty() : reg_type(to));
+      return is_half_float(to) ? from_storage(x, to) : x;
+    }
     case EwOp::ErfInv: return emit_erf_inv(b_, m_, args[0], node.dtype);
     case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
       return emit_shift(b_, node.op, args[0], args[1], node.dtype);
@@ -378,7 +422,8 @@ llvm::Value* ScalarOps::float_floordiv_mod(EwOp op, llvm::Value* a, llvm::Value*
 // refuses negative powers of integers).
 llvm::Value* ScalarOps::integer_pow(llvm::Value* x, DType t, int64_t n) {
   const bool fl = types::is_float(t);
-  auto mul = [&](llvm::Value* a, llvm::Value* b) { return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b); };
+  // 16-bit floats round after each multiply: JAX expands integer_pow into multiplies.
+  auto mul = [&](llvm::Value* a, llvm::Value* b) { return fl ? round_to(b_.CreateFMul(a, b), t) : b_.CreateMul(a, b); };
   uint64_t m = n < 0 ? static_cast<uint64_t>(-(n + 1)) + 1 : static_cast<uint64_t>(n);
   llvm::Value* acc = nullptr;
   for (llvm::Value* base = x; m; m >>= 1) {
@@ -388,7 +433,7 @@ llvm::Value* ScalarOps::integer_pow(llvm::Value* x, DType t, int64_t n) {
   if (!acc) acc = constant(t, 1);
   if (n < 0) {
     if (!fl) throw std::logic_error("internal error: integer_pow of integers with a negative exponent");
-    acc = b_.CreateFDiv(constant(t, 1), acc);
+    acc = round_to(b_.CreateFDiv(constant(t, 1), acc), t);
   }
   return acc;
 }

@@ -16,10 +16,16 @@ class ScalarOps {
   // Register values: bool is i1, everything else its storage type.
   llvm::Value* from_storage(llvm::Value* v, types::DType t);
   llvm::Value* to_storage(llvm::Value* v, types::DType t);
+  // float16 / bfloat16: `v` (a float32 register) rounded to the dtype; others unchanged.
+  llvm::Value* round_to(llvm::Value* v, types::DType t);
+  // The register type of a dtype's values: i1 for bool, float32 for float16 / bfloat16.
+  llvm::Type* register_type(types::DType t) { return reg_type(t); }
   llvm::Value* emit(const EwNode& node, const std::vector<llvm::Value*>& args,
                     const std::vector<types::DType>& arg_types);
 
  private:
+  llvm::Value* emit_in_register(const EwNode& node, const std::vector<llvm::Value*>& args,
+                                const std::vector<types::DType>& arg_types);
   llvm::Value* convert(llvm::Value* v, types::DType from, types::DType to);
   llvm::Value* constant(types::DType t, double v);
   llvm::Value* unary(EwOp op, llvm::Value* x, types::DType t);

@@ -364,10 +364,14 @@ class Lowering {
     lperm.insert(lperm.end(), a.lhs_contracting.begin(), a.lhs_contracting.end());
     rperm.insert(rperm.end(), a.rhs_contracting.begin(), a.rhs_contracting.end());
     rperm.insert(rperm.end(), rfree.begin(), rfree.end());
+    // float16 / bfloat16 operands are multiplied in float32 (widened while laid out) and the
+    // result rounded once, as XLA's CPU backend does.
+    auto is_half = [](DType d) { return d == DType::F16 || d == DType::BF16; };
+    const DType cdt = is_half(lt.dtype()) || is_half(rt.dtype()) ? DType::F32 : lt.dtype();
     auto layout_kernel = [&](const ir::ArrayType& t, const std::vector<int64_t>& perm) -> EwKernelRef {
       bool identity = true;
       for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
-      if (identity) return nullptr;
+      if (identity && t.dtype() == cdt) return nullptr;
       auto in_strides = contiguous_strides(t.shape());
       codegen::ElementwiseKernel kk;
       std::vector<int64_t> strides;
@@ -377,11 +381,21 @@ class Lowering {
       }
       kk.inputs = {{t.dtype(), strides, 0}};
       kk.nodes = {{EwOp::Input, t.dtype(), {}, 0}};
-      kk.outputs = {0};
+      if (t.dtype() != cdt) kk.nodes.push_back({EwOp::Convert, cdt, {0}});
+      kk.outputs = {static_cast<int>(kk.nodes.size()) - 1};
       return kernels_.elementwise(kk);
     };
     auto lfn = layout_kernel(lt, lperm), rfn = layout_kernel(rt, rperm);
-    const size_t esz = types::dtype_size(lt.dtype());
+    const size_t esz = types::dtype_size(cdt);
+    EwKernelRef round_fn;  // float32 product -> the result dtype
+    if (ot.dtype() != cdt) {
+      codegen::ElementwiseKernel kk;
+      kk.shape = {batch * m * n};
+      kk.inputs = {{cdt, {1}, 0}};
+      kk.nodes = {{EwOp::Input, cdt, {}, 0}, {EwOp::Convert, ot.dtype(), {0}}};
+      kk.outputs = {1};
+      round_fn = kernels_.elementwise(kk);
+    }
     Step s = make_step(op);
     s.run = [=](const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>& out) {
       runtime::BufferRef ltmp, rtmp;
@@ -401,7 +415,12 @@ class Lowering {
         rfn(src, dst);
         R = rtmp->data();
       }
-      gemm_kernel(ot.dtype(), batch, m, n, k, L, R, out[0]);
+      if (!round_fn) return gemm_kernel(ot.dtype(), batch, m, n, k, L, R, out[0]);
+      runtime::BufferRef product = runtime::DeviceBuffer::allocate(ctx.device, static_cast<size_t>(batch * m * n) * esz);
+      gemm_kernel(cdt, batch, m, n, k, L, R, product->data());
+      const void* src[] = {product->data()};
+      void* dst[] = {out[0]};
+      round_fn(src, dst);
     };
     emit(std::move(s));
   }

@@ -21,14 +21,8 @@ enum class Role : uint8_t {
   Cloneable,  // a view, a constant or a one-element computation: every reader gets a copy
 };
 
-// f16/bf16 are storage-only in the kernel generator; those ops keep their own lowering.
-bool storage_only(DType t) { return t == DType::F16 || t == DType::BF16; }
-
 Role role_of(const ir::Function& f, const ir::Op& op) {
   if (op.results.size() != 1 || !op.regions.empty()) return Role::None;
-  for (auto v : op.operands)
-    if (storage_only(f.type(v).dtype())) return Role::None;
-  if (storage_only(f.type(op.results[0]).dtype())) return Role::None;
   switch (op.kind) {
     case OpKind::Elementwise:
       return f.type(op.results[0]).num_elements() == 1 ? Role::Cloneable : Role::Computed;

@@ -43,8 +43,6 @@ struct RowSpace {
   bool operator==(const RowSpace& o) const { return full == o.full && lo == o.lo && hi == o.hi; }
 };
 
-bool storage_only(DType t) { return t == DType::F16 || t == DType::BF16; }
-
 // The space a reduction defines: it reduces a run of trailing or of leading dims.
 bool row_reduction(const ir::Function& f, const ir::Op& op, RowSpace* space) {
   if (op.kind != OpKind::Reduce) return false;
@@ -63,10 +61,7 @@ bool row_reduction(const ir::Function& f, const ir::Op& op, RowSpace* space) {
 // Can op be a member of a group in `space`?
 bool member_of(const ir::Function& f, const ir::Op& op, const RowSpace& space) {
   if (op.results.size() != 1 || !op.regions.empty()) return false;
-  for (auto v : op.operands)
-    if (storage_only(f.type(v).dtype())) return false;
   const auto& rt = f.type(op.results[0]);
-  if (storage_only(rt.dtype())) return false;
   const Shape& rs = rt.shape();
   switch (op.kind) {
     case OpKind::Reduce: {
@@ -129,7 +124,6 @@ class RowFuser {
     for (int i = 0; i < n_; ++i) {
       RowSpace space;
       if (group_of_[i] >= 0 || !row_reduction(f_, f_.ops[i], &space)) continue;
-      if (storage_only(f_.type(f_.ops[i].operands[0]).dtype())) continue;
       auto members = grow(i, space);
       int output = -1;
       if (!valid(members, space, &output)) continue;

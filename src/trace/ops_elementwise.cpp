@@ -5,6 +5,7 @@
 
 #include "trace/ops.hpp"
 #include "types/element_io.hpp"
+#include "types/half_float.hpp"
 
 namespace shard::trace {
 
@@ -49,7 +50,11 @@ ValueId scalar_constant(Trace& t, double value, DTypeW dtype) {
       types::store_int_element(dtype.dtype, static_cast<int64_t>(value), buf);
       break;
     case DType::Bool: buf[0] = value != 0; break;
-    default: throw types::ShardingError("TypeError", "float16/bfloat16 constants are not supported yet");
+    case DType::F16: case DType::BF16: {  // as numpy / ml_dtypes round a double (types/half_float.hpp)
+      const uint16_t h = types::round_to_half(value, dtype.dtype);
+      std::memcpy(buf, &h, 2);
+      break;
+    }
   }
   return constant(t, dtype.dtype, {}, buf, dtype.weak);
 }

@@ -1,5 +1,6 @@
 // Element types of arrays. Device arrays follow JAX with 64-bit mode off (float32/int32 by
-// default); host (numpy) arrays keep numpy's dtypes. bf16/f16 are storage-only for now.
+// default); host (numpy) arrays keep numpy's dtypes. float16 / bfloat16 compute as XLA's CPU
+// backend does: in float32, rounded back after every op (types/half_float.hpp rounds).
 // Unsigned integers (uint8/16/32) are full citizens: jax.random's key data and bits are
 // uint32 as in JAX. There is no uint64 (JAX canonicalises it to uint32 with x64 off).
 #pragma once

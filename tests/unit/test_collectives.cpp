@@ -555,7 +555,7 @@ TEST_CASE("collectives: misuse visible in the arguments fails at once", "[collec
     });
   };
   attempt([&] { all_reduce(group, 0, ReduceKind::And, DType::F32, buf, buf, 8); });
-  attempt([&] { all_reduce(group, 0, ReduceKind::Sum, DType::BF16, buf, buf, 8); });
+  attempt([&] { all_reduce(group, 0, ReduceKind::Or, DType::BF16, buf, buf, 8); });
   attempt([&] { all_reduce(group, 1, ReduceKind::Sum, DType::F32, buf, buf, 8); });  // device 0 is rank 0
   attempt([&] { all_to_all(group, 0, DType::F32, buf, buf, AllToAllGeometry{{3, 2}, 0, 1}); });
   attempt([&] { permute(group, 0, DType::F32, {{0, 2}}, buf, buf, 8); });

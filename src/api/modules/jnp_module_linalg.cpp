@@ -28,6 +28,15 @@ Value contraction_operand(Interp& I, const Value& v, const std::string& name, si
 
 std::optional<DType> preferred(Interp& I, const ArgParser& p) { return dtype_arg(I, p.get("preferred_element_type")); }
 
+// A float16 / bfloat16 operand of a contraction whose preferred_element_type is a wider
+// float: widened first (exact), so the products accumulate in that type, as XLA's dot does.
+ValueId widen_operand(Trace& t, ValueId v, std::optional<DType> pref) {
+  const DType d = t.type(v).dtype();
+  if (pref && types::is_float(*pref) && (d == DType::F16 || d == DType::BF16) && types::dtype_size(*pref) > 2)
+    return trace::convert(t, v, {storage_dtype(*pref, false), false});
+  return v;
+}
+
 ValueId finish(Trace& t, ValueId r, std::optional<DType> pref) {
   return pref ? trace::convert(t, r, {storage_dtype(*pref, false), false}) : r;
 }
@@ -201,7 +210,7 @@ Value jnp_dot(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   auto pref = preferred(I, p);
   return apply(I, "dot", {x, y}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return std::vector<ValueId>{finish(t, dot_body(t, ids[0], ids[1], out), pref)};
+    return std::vector<ValueId>{finish(t, dot_body(t, widen_operand(t, ids[0], pref), widen_operand(t, ids[1], pref), out), pref)};
   });
 }
 
@@ -276,7 +285,7 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
     auto pref = preferred(I, p);
     return apply(I, "tensordot", {x, y}, [&](Trace& t, const std::vector<ValueId>& ids) {
       check_contract(t.type(ids[0]), t.type(ids[1]), d);
-      return std::vector<ValueId>{finish(t, trace::dot_general(t, ids[0], ids[1], d, out, "dot_general"), pref)};
+      return std::vector<ValueId>{finish(t, trace::dot_general(t, widen_operand(t, ids[0], pref), widen_operand(t, ids[1], pref), d, out, "dot_general"), pref)};
     });
   });
   def_jnp(m, "einsum", [](Interp& I, CallArgs& a) {
@@ -296,7 +305,9 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
     }
     auto e = parse_einsum(I, spec, ops);
     return apply(I, "einsum", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{finish(t, einsum_body(t, e, ids, out), pref)};
+      std::vector<ValueId> wide;
+      for (ValueId v : ids) wide.push_back(widen_operand(t, v, pref));
+      return std::vector<ValueId>{finish(t, einsum_body(t, e, wide, out), pref)};
     });
   });
 }

@@ -37,6 +37,15 @@ ValueId accumulation_input(Trace& t, ValueId v, const std::optional<DType>& dt, 
   return v;
 }
 
+bool is_half_float(DType d) { return d == DType::F16 || d == DType::BF16; }
+
+// As jnp's reductions (upcast_f16_for_computation): float16 / bfloat16 sums, products, means
+// and variances accumulate in float32; the result is rounded back to the 16-bit dtype once.
+ValueId upcast_half(Trace& t, ValueId v, bool upcast) {
+  return upcast ? trace::convert(t, v, {DType::F32, false}) : v;
+}
+ValueId back_to(Trace& t, ValueId v, bool upcast, DType d) { return upcast ? trace::convert(t, v, {d, false}) : v; }
+
 // sum/prod/max/min/all/any over `axis` (None = all; () = none).
 Value reduce_impl(Interp& I, CallArgs& a, const std::string& name, ReduceKind kind) {
   ArgParser p(I, a, name, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
@@ -52,7 +61,10 @@ Value reduce_impl(Interp& I, CallArgs& a, const std::string& name, ReduceKind ki
       if (kind == ReduceKind::And || kind == ReduceKind::Or) v = trace::convert(t, v, {DType::Bool, false});
       return std::vector<ValueId>{v};
     }
-    return std::vector<ValueId>{trace::reduce(t, name, kind, v, axes ? *axes : std::vector<int64_t>{}, keepdims)};
+    const DType in_dt = t.type(v).dtype();
+    const bool upcast = !dt && is_half_float(in_dt) && (kind == ReduceKind::Sum || kind == ReduceKind::Prod);
+    ValueId r = trace::reduce(t, name, kind, upcast_half(t, v, upcast), axes ? *axes : std::vector<int64_t>{}, keepdims);
+    return std::vector<ValueId>{back_to(t, r, upcast, in_dt)};
   });
 }
 
@@ -76,11 +88,21 @@ Value mean_var_impl(Interp& I, CallArgs& a, const std::string& name, int which /
   if (axes && axes->empty()) I.raise("NotImplementedError", fmt::format("{} with axis=() is not supported yet", name));
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
     ValueId v = ids[0];
-    if (dt) v = trace::convert(t, v, {storage_dtype(*dt, host), false});
-    else if (host && !types::is_float(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
+    const std::optional<DType> want = dt ? std::optional<DType>(storage_dtype(*dt, host)) : std::nullopt;
+    // jnp.mean computes a 16-bit input in float32 only without dtype=; var and std compute
+    // any 16-bit result in float32, from the input itself (not rounded to dtype= first).
+    const bool half_wanted = want && is_half_float(*want);
+    if (want && !(which && half_wanted)) v = trace::convert(t, v, {*want, false});
+    else if (!want && host && !types::is_float(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
+    const DType result_dt = which && half_wanted ? *want : t.type(v).dtype();
+    const bool upcast = is_half_float(result_dt) && (which || !want);
+    v = upcast_half(t, v, upcast);
     std::vector<int64_t> ax = axes ? *axes : std::vector<int64_t>{};
-    if (which == 0) return std::vector<ValueId>{trace::mean(t, v, ax, keepdims)};
-    return std::vector<ValueId>{trace::var(t, v, ax, keepdims, ddof, which == 2)};
+    if (which == 0) return std::vector<ValueId>{back_to(t, trace::mean(t, v, ax, keepdims), upcast, result_dt)};
+    // jnp.std is the square root of the variance in the result dtype (rounded first).
+    const bool sqrt_after = which == 2 && upcast;
+    ValueId r = back_to(t, trace::var(t, v, ax, keepdims, ddof, which == 2 && !sqrt_after), upcast, result_dt);
+    return std::vector<ValueId>{sqrt_after ? trace::unary(t, "std", ir::EwOp::Sqrt, r) : r};
   });
 }
 

@@ -42,7 +42,15 @@ void add_contractions(ModuleObj& m) {
                                                               "the same shape, got {} and {}.",
                                                               types::py_int_tuple({lt.shape()[d.lhs_batch[i]]}),
                                                               types::py_int_tuple({rt.shape()[d.rhs_batch[i]]})));
-      ValueId res = trace::dot_general(t, ids[0], ids[1], d, out, "dot_general");
+      // float16 / bfloat16 operands with a wider preferred float accumulate in it (widened
+      // first: exact), as XLA's dot does.
+      auto widen = [&](ValueId v) {
+        const DType dt = t.type(v).dtype();
+        const bool half = dt == DType::F16 || dt == DType::BF16;
+        return pref && half && types::is_float(*pref) && types::dtype_size(*pref) > 2
+                   ? trace::convert(t, v, {storage_dtype(*pref, false), false}) : v;
+      };
+      ValueId res = trace::dot_general(t, widen(ids[0]), widen(ids[1]), d, out, "dot_general");
       if (pref) res = trace::convert(t, res, {storage_dtype(*pref, false), false});
       return std::vector<ValueId>{res};
     });

@@ -13,6 +13,7 @@
 #include "runtime/rendezvous.hpp"
 #include "trace/trace.hpp"
 #include "types/element_io.hpp"
+#include "types/half_float.hpp"
 #include "types/x64_mode.hpp"
 
 namespace shard::api {
@@ -97,7 +98,11 @@ void store_as(DType dt, double v, uint8_t* dst) {
       types::store_int_element(dt, static_cast<int64_t>(v), dst);  // through int64, wrapping
       break;
     case DType::Bool: *dst = v != 0; break;
-    default: throw types::ShardingError("TypeError", "float16/bfloat16 arrays are not supported yet");
+    case DType::F16: case DType::BF16: {  // as numpy / ml_dtypes round a double (types/half_float.hpp)
+      const uint16_t h = types::round_to_half(v, dt);
+      std::memcpy(dst, &h, 2);
+      break;
+    }
   }
 }
 double load_as(DType dt, const uint8_t* src) {
@@ -107,8 +112,9 @@ double load_as(DType dt, const uint8_t* src) {
     case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
       return static_cast<double>(types::load_int_element(dt, src));
     case DType::Bool: return *src ? 1 : 0;
-    default: return 0;
+    case DType::F16: case DType::BF16: { uint16_t h; std::memcpy(&h, src, 2); return types::half_to_float(h, dt); }
   }
+  return 0;
 }
 
 // Converts row-major data between dtypes on the host (what numpy.asarray(x, dtype) does
@@ -253,6 +259,7 @@ exec::ArrayRef to_device(const exec::ArrayRef& host, std::optional<DType> dtype,
     I.raise("KeyboardInterrupt", "");
   }
   if (dynamic_cast<const runtime::CollectiveError*>(&e)) I.raise("RuntimeError", e.what());
+  if (dynamic_cast<const exec::IncompatibleDevices*>(&e)) I.raise("ValueError", e.what());
   if (dynamic_cast<const std::logic_error*>(&e)) I.raise("RuntimeError", fmt::format("internal error in shard: {}", e.what()));
   I.raise("RuntimeError", e.what());
 }
@@ -325,10 +332,12 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
     t.set_loc(I.current_loc());
     std::vector<ir::ValueId> ids;
     std::vector<exec::ArrayRef> inputs;
+    std::vector<std::string> input_names;  // args[i]: the operand each input is, for errors
     for (auto& v : operands) {
       if (auto* a = as_array(v)) {
         exec::ArrayRef arr = a->array;
         if (a->host && !host) arr = to_device(arr, std::nullopt, std::nullopt);  // numpy operand of a jax op
+        input_names.push_back(fmt::format("args[{}]", ids.size()));
         inputs.push_back(arr);
         ids.push_back(t.param(arr->type));
       } else if (python_scalar_type(v, host)) {
@@ -341,7 +350,12 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
     auto results = body(t, ids);
     auto fn = t.finish(results);
     hoist_scalar_constants(fn, inputs);
-    auto run = exec::run_global(fn, inputs, host ? std::nullopt : ctx.concrete());
+    exec::GlobalRun run;
+    try {
+      run = exec::run_global(fn, inputs, host ? std::nullopt : ctx.concrete());
+    } catch (const exec::IncompatibleDevices& e) {  // JAX names an eager primitive's operands args[i]
+      throw types::ShardingError("ValueError", exec::incompatible_devices_message(e, inputs, input_names, name));
+    }
     std::vector<Value> out;
     for (auto& r : run.outputs) out.push_back(wrap(r, host));
     return out;
