@@ -731,6 +731,10 @@ _BIN = [
     ("interp_extrapolate", "jnp.interp(a * 3, jnp.sort(v), w, left='extrapolate', right='extrapolate')",
      lambda x: _interp_extrap(_f64(x["a"]) * 3, _f64(_sv(x)), _f64(x["w"])), "sum5"),
     ("interp_jit", "jax.jit(jnp.interp)(s, jnp.sort(v), w)", lambda x: np.interp(x["s"], _sv(x), x["w"]), "ew"),
+    ("interp_vmap", "jax.vmap(lambda r: jnp.interp(r, jnp.linspace(-2, 2, 5), jnp.array([1.0, -1.0, 0.0, 2.0, 3.0])))(a)",
+     lambda x: np.interp(x["a"], np.linspace(-2, 2, 5), [1.0, -1.0, 0.0, 2.0, 3.0]), "ew"),
+    ("histogram_vmap", "jax.vmap(lambda r: jnp.histogram(r, bins=4, range=(-2, 2))[0])(a)",
+     lambda x: np.stack([np.histogram(r, bins=4, range=(-2, 2))[0] for r in x["a"]]).astype(np.float32)),
     ("interp_grad", "jax.grad(lambda z: jnp.interp(z, jnp.sort(v), w).sum())(a)",
      lambda x: _interp_grad(_f64(x["a"]), _f64(_sv(x)), _f64(x["w"])), "ew"),
     # lexsort

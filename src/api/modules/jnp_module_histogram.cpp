@@ -353,27 +353,33 @@ std::vector<double> host_doubles(const exec::ArrayRef& h) {
 // numpy's edge dtype: the data's float dtype, float64 for integer data.
 DType np_edge_dtype(DType a) { return types::is_float(a) ? a : DType::F64; }
 
-struct NpEdges {
-  exec::ArrayRef edges;
-  bool uniform = false;
-};
+// numpy's bins= as a count (None: 10; ints and 0-d integer arrays), nullopt for edges.
+std::optional<int64_t> np_bin_count(Interp& I, const Value& v) {
+  if (is_none(v)) return 10;
+  if (auto k = interp::bi::int_of(v)) return *k;
+  if (v->kind == interp::ObjKind::Float || (is_array_like(v) && type_of(v).rank() == 0)) {  // operator.index(bins)
+    auto e = host_array(I, v);
+    if (!types::is_int(e->type.dtype())) I.raise("TypeError", "`bins` must be an integer, a string, or an array");
+    return interp::bi::int_of(array_elements(*e).at(0)).value_or(0);
+  }
+  return std::nullopt;
+}
 
 // numpy's histogram_bin_edges: edges as given (1-D, increasing) or `bins` even bins over
 // the range (given, or the data's min and max; empty data: [0, 1]).
-NpEdges np_edges(Interp& I, const exec::ArrayRef& a, const Value& bins_v, const Value& range_v) {
+exec::ArrayRef np_edges(Interp& I, const exec::ArrayRef& a, const Value& bins_v, const Value& range_v) {
   if (!is_none(bins_v) && interp::bi::str_of(bins_v))
     I.raise("NotImplementedError", "numpy.histogram: string values for `bins` are not supported yet");
-  const bool count_given = is_none(bins_v) || interp::bi::int_of(bins_v) ||
-                           (is_array_like(bins_v) && type_of(bins_v).rank() == 0);
-  if (!count_given) {
+  const auto count = np_bin_count(I, bins_v);
+  if (!count) {
     auto e = host_array(I, bins_v);
     if (e->type.rank() != 1) I.raise("ValueError", "`bins` must be 1d, when an array");
     auto v = host_doubles(e);
     for (size_t i = 1; i < v.size(); ++i)
       if (v[i - 1] > v[i]) I.raise("ValueError", "`bins` must increase monotonically, when an array");
-    return {e, false};
+    return e;
   }
-  const int64_t bins = is_none(bins_v) ? 10 : interp::bi::index_of(I, bins_v, "");
+  const int64_t bins = *count;
   if (bins < 1) I.raise("ValueError", "`bins` must be positive, when an integer");
   double lo, hi;
   if (!is_none(range_v)) {
@@ -411,7 +417,7 @@ NpEdges np_edges(Interp& I, const exec::ArrayRef& a, const Value& bins_v, const 
     ValueId e64 = even_edges(t, cst(t, lo, DType::F64), cst(t, hi, DType::F64), bins, DType::F64, true);
     return std::vector<ValueId>{cast(t, e64, ed)};
   });
-  return {e, true};
+  return e;
 }
 
 }  // namespace
@@ -419,7 +425,7 @@ NpEdges np_edges(Interp& I, const exec::ArrayRef& a, const Value& bins_v, const 
 void add_histogram_functions(Interp&, ModuleObj& m) {
   add(m, "histogram_bin_edges", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "histogram_bin_edges", {"a", "bins=", "range=", "weights="});
-    return result(np_edges(I, host_array(I, p.get("a")), p.get("bins"), p.get("range")).edges);
+    return result(np_edges(I, host_array(I, p.get("a")), p.get("bins"), p.get("range")));
   });
   add(m, "histogram", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "histogram", {"a", "bins=", "range=", "density=", "weights="});
@@ -429,7 +435,7 @@ void add_histogram_functions(Interp&, ModuleObj& m) {
       w = host_array(I, p.get("weights"));
       if ((*w)->type.shape() != x->type.shape()) I.raise("ValueError", "weights should have the same shape as a.");
     }
-    auto edges = np_edges(I, x, p.get("bins"), p.get("range")).edges;
+    auto edges = np_edges(I, x, p.get("bins"), p.get("range"));
     const bool density = bool_arg(I, p.get("density"), false);
     const DType cd = w ? (*w)->type.dtype() : DType::I64;
     std::vector<exec::ArrayRef> ins{x, edges};
