@@ -2,12 +2,14 @@
 // numpy's SeedSequence, with numpy 1.24's algorithms, so every stream matches numpy bit for
 // bit: random / uniform, integers (Lemire's method; bool one bit at a time), standard_normal
 // / normal and standard_exponential / exponential (numpy's ziggurats, float64 and float32),
-// permutation / shuffle and choice. The legacy API (RandomState on MT19937 and the module
+// standard_gamma / gamma / beta, permutation / shuffle and choice. Array parameters
+// broadcast against size= as numpy's. The legacy API (RandomState on MT19937 and the module
 // functions seed, rand, randn, ...) is numpy_random_legacy.cpp.
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "api/modules/numpy_random_gamma.hpp"
 #include "api/modules/numpy_random_support.hpp"
 #include "api/modules/numpy_random_ziggurat.hpp"
 
@@ -53,6 +55,20 @@ Value standard_exponentials(Interp& I, Pcg64& g, const Value& size, DType dt, bo
   return rnd::float_result(I, sz, dt, [&] { return ziggurat::standard_exponential(g); });
 }
 
+// The variates the gamma family draws from, in float64 and in float32.
+struct Variates {
+  Pcg64& g;
+  double uniform() { return g.next_double(); }
+  double exponential() { return ziggurat::standard_exponential(g); }
+  double normal() { return ziggurat::standard_normal(g); }
+};
+struct FloatVariates {
+  Pcg64& g;
+  float uniform() { return g.next_float(); }
+  float exponential() { return ziggurat::standard_exponential_float(g); }
+  float normal() { return ziggurat::standard_normal_float(g); }
+};
+
 ClassP generator_class() {
   static ClassP c = [] {
     auto k = interp::make_class("Generator", {interp::T().object}, "numpy.random._generator");
@@ -70,7 +86,7 @@ ClassP generator_class() {
     bi::def(k, "uniform", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "uniform", {"$self", "low=", "high=", "size="});
       auto& g = self_gen(I, a).rng;
-      const rnd::Param low = rnd::param_arg(I, p.get("low"), 0.0, "low", false), high = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
+      const rnd::Param low = rnd::param_arg(I, p.get("low"), 0.0, "low", rnd::Check::None), high = rnd::param_arg(I, p.get("high"), 1.0, "high", rnd::Check::None);
       const bool scalars = low.shape.empty() && high.shape.empty();
       const rnd::Param range = rnd::uniform_range(I, low, high, scalars ? "high - low range exceeds valid bounds" : "Range exceeds valid bounds", true);
       return rnd::param_draws(I, {low, range}, p.get("size"), [&](const double* q) { return q[0] + q[1] * g.next_double(); });
@@ -82,7 +98,7 @@ ClassP generator_class() {
     bi::def(k, "normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "normal", {"$self", "loc=", "scale=", "size="});
       auto& g = self_gen(I, a).rng;
-      const rnd::Param loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", false), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      const rnd::Param loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", rnd::Check::None), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", rnd::Check::NonNegative);
       return rnd::param_draws(I, {loc, scale}, p.get("size"), [&](const double* q) { return q[0] + q[1] * ziggurat::standard_normal(g); });
     });
     bi::def(k, "standard_exponential", [](Interp& I, CallArgs& a) {
@@ -95,8 +111,32 @@ ClassP generator_class() {
     bi::def(k, "exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "exponential", {"$self", "scale=", "size="});
       auto& g = self_gen(I, a).rng;
-      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", rnd::Check::NonNegative);
       return rnd::param_draws(I, {scale}, p.get("size"), [&](const double* q) { return q[0] * ziggurat::standard_exponential(g); });
+    });
+    bi::def(k, "standard_gamma", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "standard_gamma", {"$self", "shape", "size=", "dtype=", "out="});
+      auto& g = self_gen(I, a).rng;
+      const rnd::Param shape = rnd::param_arg(I, p.get("shape"), 0.0, "shape", rnd::Check::NonNegative);
+      if (rnd::float_dtype_arg(I, p.get("dtype"), "standard_gamma") == DType::F32) {
+        FloatVariates src{g};
+        return rnd::param_draws(I, {shape}, p.get("size"), [&](const double* q) { return static_cast<double>(gamma::standard_gamma(src, static_cast<float>(q[0]))); }, DType::F32);
+      }
+      Variates src{g};
+      return rnd::param_draws(I, {shape}, p.get("size"), [&](const double* q) { return gamma::standard_gamma(src, q[0]); });
+    });
+    bi::def(k, "gamma", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "gamma", {"$self", "shape", "scale=", "size="});
+      Variates src{self_gen(I, a).rng};
+      const rnd::Param shape = rnd::param_arg(I, p.get("shape"), 0.0, "shape", rnd::Check::NonNegative);
+      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", rnd::Check::NonNegative);
+      return rnd::param_draws(I, {shape, scale}, p.get("size"), [&](const double* q) { return q[1] * gamma::standard_gamma(src, q[0]); });
+    });
+    bi::def(k, "beta", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "beta", {"$self", "a", "b", "size="});
+      Variates src{self_gen(I, a).rng};
+      const rnd::Param pa = rnd::param_arg(I, p.get("a"), 0.0, "a", rnd::Check::Positive), pb = rnd::param_arg(I, p.get("b"), 0.0, "b", rnd::Check::Positive);
+      return rnd::param_draws(I, {pa, pb}, p.get("size"), [&](const double* q) { return gamma::beta(src, q[0], q[1], false); });
     });
     bi::def(k, "integers", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "integers", {"$self", "low", "high=", "size=", "dtype=", "endpoint="});

@@ -3,12 +3,14 @@
 // to one global RandomState as numpy's are. Streams match numpy 1.24's: random_sample /
 // rand / uniform (53-bit doubles from two words), randint (masked rejection), randn /
 // standard_normal / normal (the polar method with its cached second value), exponential
-// (inversion), permutation / shuffle / choice, and get_state / set_state.
+// (inversion), standard_gamma / gamma / beta, permutation / shuffle / choice, and
+// get_state / set_state.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
 
+#include "api/modules/numpy_random_gamma.hpp"
 #include "api/modules/numpy_random_support.hpp"
 
 namespace shard::api::np {
@@ -166,6 +168,14 @@ Value standard_normals(Interp& I, LegacyState& st, const Value& size) {
 }
 double standard_exponential(LegacyState& st) { return -std::log(1.0 - st.next_double()); }
 
+// The variates RandomState's gamma family draws from.
+struct Variates {
+  LegacyState& st;
+  double uniform() { return st.next_double(); }
+  double exponential() { return standard_exponential(st); }
+  double normal() { return st.standard_normal(); }
+};
+
 ClassP random_state_class() {
   static ClassP c = [] {
     auto k = interp::make_class("RandomState", {interp::T().object}, "numpy.random.mtrand");
@@ -217,13 +227,13 @@ ClassP random_state_class() {
     bi::def(k, "normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "normal", {"$self", "loc=", "scale=", "size="});
       auto& st = self_rs(I, a).st;
-      const rnd::Param loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", false), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      const rnd::Param loc = rnd::param_arg(I, p.get("loc"), 0.0, "loc", rnd::Check::None), scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", rnd::Check::NonNegative);
       return rnd::param_draws(I, {loc, scale}, p.get("size"), [&](const double* q) { return q[0] + q[1] * st.standard_normal(); });
     });
     bi::def(k, "uniform", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "uniform", {"$self", "low=", "high=", "size="});
       auto& st = self_rs(I, a).st;
-      const rnd::Param low = rnd::param_arg(I, p.get("low"), 0.0, "low", false), high = rnd::param_arg(I, p.get("high"), 1.0, "high", false);
+      const rnd::Param low = rnd::param_arg(I, p.get("low"), 0.0, "low", rnd::Check::None), high = rnd::param_arg(I, p.get("high"), 1.0, "high", rnd::Check::None);
       const rnd::Param range = rnd::uniform_range(I, low, high, "Range exceeds valid bounds", false);
       return rnd::param_draws(I, {low, range}, p.get("size"), [&](const double* q) { return q[0] + q[1] * st.next_double(); });
     });
@@ -235,8 +245,27 @@ ClassP random_state_class() {
     bi::def(k, "exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "exponential", {"$self", "scale=", "size="});
       auto& st = self_rs(I, a).st;
-      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", true);
+      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", rnd::Check::NonNegative);
       return rnd::param_draws(I, {scale}, p.get("size"), [&](const double* q) { return q[0] * standard_exponential(st); });
+    });
+    bi::def(k, "standard_gamma", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "standard_gamma", {"$self", "shape", "size="});
+      Variates src{self_rs(I, a).st};
+      const rnd::Param shape = rnd::param_arg(I, p.get("shape"), 0.0, "shape", rnd::Check::NonNegative);
+      return rnd::param_draws(I, {shape}, p.get("size"), [&](const double* q) { return gamma::standard_gamma(src, q[0]); });
+    });
+    bi::def(k, "gamma", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "gamma", {"$self", "shape", "scale=", "size="});
+      Variates src{self_rs(I, a).st};
+      const rnd::Param shape = rnd::param_arg(I, p.get("shape"), 0.0, "shape", rnd::Check::NonNegative);
+      const rnd::Param scale = rnd::param_arg(I, p.get("scale"), 1.0, "scale", rnd::Check::NonNegative);
+      return rnd::param_draws(I, {shape, scale}, p.get("size"), [&](const double* q) { return q[1] * gamma::standard_gamma(src, q[0]); });
+    });
+    bi::def(k, "beta", [](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, "beta", {"$self", "a", "b", "size="});
+      Variates src{self_rs(I, a).st};
+      const rnd::Param pa = rnd::param_arg(I, p.get("a"), 0.0, "a", rnd::Check::Positive), pb = rnd::param_arg(I, p.get("b"), 0.0, "b", rnd::Check::Positive);
+      return rnd::param_draws(I, {pa, pb}, p.get("size"), [&](const double* q) { return gamma::beta(src, q[0], q[1], true); });
     });
     bi::def(k, "randint", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "randint", {"$self", "low", "high=", "size=", "dtype="});
@@ -274,7 +303,7 @@ void rnd::add_legacy_random(Interp&, ModuleObj& m) {
   auto global = std::make_shared<RandomStateObj>(cls);
   global->st.mt.seed_from_os();
   for (const char* name : {"seed", "get_state", "set_state", "random_sample", "random", "rand", "randn", "standard_normal", "normal",
-                           "uniform", "standard_exponential", "exponential", "randint", "permutation", "shuffle", "choice"}) {
+                           "uniform", "standard_exponential", "exponential", "standard_gamma", "gamma", "beta", "randint", "permutation", "shuffle", "choice"}) {
     Value fn = *cls->dict.find(name);
     auto bound = std::make_shared<interp::BuiltinObj>(static_cast<interp::BuiltinObj&>(*fn));
     bound->self = global;

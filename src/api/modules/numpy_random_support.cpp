@@ -77,7 +77,7 @@ Broadcast broadcast_shapes(const std::vector<Shape>& shapes) {
   return b;
 }
 
-Param param_arg(Interp& I, const Value& v, double dflt, const char* name, bool nonneg) {
+Param param_arg(Interp& I, const Value& v, double dflt, const char* name, Check check) {
   Param p;
   if (!v) {
     p.values = {dflt};
@@ -90,20 +90,23 @@ Param param_arg(Interp& I, const Value& v, double dflt, const char* name, bool n
   } else {
     p.values = {number_arg(I, v, name)};
   }
-  if (nonneg)
-    for (double x : p.values)
-      if (x < 0) I.raise("ValueError", fmt::format("{} < 0", name));
+  // numpy's constraints: -0.0 counts as negative, NaN passes both.
+  for (double x : p.values) {
+    if (check == Check::NonNegative && std::signbit(x) && !std::isnan(x)) I.raise("ValueError", fmt::format("{} < 0", name));
+    if (check == Check::Positive && x <= 0) I.raise("ValueError", fmt::format("{} <= 0", name));
+  }
   return p;
 }
 
-Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size_v, const std::function<double(const double*)>& draw) {
+Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size_v, const std::function<double(const double*)>& draw,
+                  DType dt) {
   const auto size = size_arg(I, size_v);
   std::vector<double> cur(params.size());
   bool scalars = true;
   for (auto& p : params) scalars = scalars && p.shape.empty();
   if (scalars) {
     for (size_t k = 0; k < params.size(); ++k) cur[k] = params[k].values[0];
-    return float_result(I, size, DType::F64, [&] { return draw(cur.data()); });
+    return float_result(I, size, dt, [&] { return draw(cur.data()); });
   }
   // np.broadcast(out, *params) (or of the params alone without size=), with its errors.
   std::vector<Shape> shapes;
@@ -143,7 +146,11 @@ Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size
       coord[d] = 0;
     }
   }
-  return host_result(I, n ? static_cast<const void*>(values.data()) : &kNoBytes, DType::F64, out);
+  if (dt == DType::F32) {
+    std::vector<float> narrow(values.begin(), values.end());
+    return host_result(I, n ? static_cast<const void*>(narrow.data()) : &kNoBytes, dt, out);
+  }
+  return host_result(I, n ? static_cast<const void*>(values.data()) : &kNoBytes, dt, out);
 }
 
 Param uniform_range(Interp& I, const Param& low, const Param& high, const char* overflow, bool nonneg) {
@@ -151,12 +158,12 @@ Param uniform_range(Interp& I, const Param& low, const Param& high, const char* 
     I.raise("ValueError", fmt::format("operands could not be broadcast together with shapes {} {} ", types::py_int_tuple(high.shape),
                                       types::py_int_tuple(low.shape)));
   Value diff = param_draws(I, {low, high}, nullptr, [](const double* p) { return p[1] - p[0]; });
-  Param range = param_arg(I, diff, 0.0, "high - low", false);
+  Param range = param_arg(I, diff, 0.0, "high - low", Check::None);
   for (double x : range.values)
     if (!std::isfinite(x)) I.raise("OverflowError", overflow);
   if (nonneg)
     for (double x : range.values)
-      if (x < 0) I.raise("ValueError", "high - low < 0");
+      if (std::signbit(x)) I.raise("ValueError", "high - low < 0");
   return range;
 }
 

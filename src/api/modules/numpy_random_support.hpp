@@ -37,13 +37,14 @@ std::optional<Shape> size_arg(Interp& I, const Value& v);
 // dtype= of the float samplers: float64 (default) or float32.
 DType float_dtype_arg(Interp& I, const Value& v, const char* method);
 // A distribution parameter (loc=, scale=, ...): a number, or array-like data that numpy
-// broadcasts against the other parameters and size=. Raises "<name> < 0" if `nonneg` and any
-// value is negative.
+// broadcasts against the other parameters and size=, checked as numpy checks it
+// ("<name> < 0", "<name> <= 0").
 struct Param {
   std::vector<double> values;
   Shape shape;  // empty for a scalar
 };
-Param param_arg(Interp& I, const Value& v, double dflt, const char* name, bool nonneg);
+enum class Check { None, NonNegative, Positive };
+Param param_arg(Interp& I, const Value& v, double dflt, const char* name, Check check);
 // numpy's broadcast of several shapes: the result, or the two arguments that conflict.
 struct Broadcast {
   Shape shape;
@@ -53,7 +54,9 @@ Broadcast broadcast_shapes(const std::vector<Shape>& shapes);
 // numpy's cont(): scalar parameters and size=None give one Python float; otherwise the
 // output has shape size= (or the parameters' broadcast shape) and element i, in C order,
 // is draw(p) with p[k] = parameter k at that element.
-Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size, const std::function<double(const double*)>& draw);
+// `dt` float32 stores each draw rounded to float.
+Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size, const std::function<double(const double*)>& draw,
+                  DType dt = DType::F64);
 // uniform's high - low, broadcast; raises OverflowError (`overflow`) unless every value is
 // finite, and ValueError if `nonneg` and one is negative (Generator's rule).
 Param uniform_range(Interp& I, const Param& low, const Param& high, const char* overflow, bool nonneg);

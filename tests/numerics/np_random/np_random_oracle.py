@@ -73,6 +73,15 @@ def generator_cases():
         out.append(f"{g}.uniform(np.zeros((2, 1)), np.arange(1.0, 4.0))")
         out.append(f"{g}.exponential([1.0, 0.5, 4.0])")
         out.append(f"{g}.exponential(np.ones((2, 3)), size=(4, 2, 3))")
+        # The gamma family (on the ziggurats; float32 on the float ones).
+        for shape in ["0.0", "0.3", "1.0", "2.5", "[0.5, 1.0, 7.0]"]:
+            out.append(f"{g}.standard_gamma({shape}, size=(50, 3) if isinstance({shape}, list) else 200)")
+            out.append(f"{g}.standard_gamma({shape}, size=(50, 3) if isinstance({shape}, list) else 200, dtype=np.float32)")
+        out.append(f"{g}.gamma(3.0, 2.0, size=100)")
+        out.append(f"{g}.gamma([0.5, 4.0], [[1.0], [3.0]])")
+        out.append(f"{g}.gamma(2.0)")
+        for ab in ["0.5, 0.5", "0.3, 0.9", "2.0, 5.0", "0.5, 3.0", "[0.5, 2.0], 1.5"]:
+            out.append(f"{g}.beta({ab}, size=(40, 2))")
     return out
 
 
@@ -114,6 +123,11 @@ def legacy_cases():
         out.append(f"{rs}.uniform([0.0, 5.0], [1.0, 15.0])")
         out.append(f"{rs}.uniform(5.0, 2.0, 3)")
         out.append(f"{rs}.exponential([[1.0, 0.5, 4.0]], size=(2, 3))")
+        for shape in ["0.3", "1.0", "2.5"]:
+            out.append(f"{rs}.standard_gamma({shape}, 200)")
+        out.append(f"{rs}.gamma([0.5, 4.0], 2.0, size=(30, 2))")
+        for ab in ["0.5, 0.5", "2.0, 5.0", "0.5, 3.0"]:
+            out.append(f"{rs}.beta({ab}, 100)")
     # The module functions share numpy's global RandomState.
     for s in [0, 7, 2024, 2**32 - 1]:
         out.append(f"module_stream({s})")
@@ -182,7 +196,8 @@ def module_stream(s):
     np.random.seed(s)
     out = [np.random.rand(3), np.random.randn(5), np.random.random(), np.random.random_sample((2,)), np.random.randint(0, 50, 6),
            np.random.normal(2.0, 3.0, 3), np.random.uniform(-1.0, 1.0, 2), np.random.standard_normal(), np.random.choice(9, 4),
-           np.random.choice(9, 4, replace=False), np.random.permutation(8), np.random.exponential(1.5, 2)]
+           np.random.choice(9, 4, replace=False), np.random.permutation(8), np.random.exponential(1.5, 2),
+           np.random.gamma(2.0, size=3), np.random.beta(0.5, 0.5, 2), np.random.standard_gamma(0.5, 2)]
     x = list(range(6))
     np.random.shuffle(x)
     out.append(x)
