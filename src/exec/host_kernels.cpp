@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "types/half_float.hpp"
+
 namespace shard::exec {
 
 using ir::ReduceKind;
@@ -40,7 +42,8 @@ void dispatch(DType t, F&& f) {
     case DType::U16: f(uint16_t{}); break;
     case DType::U32: f(uint32_t{}); break;
     case DType::Bool: f(uint8_t{}); break;
-    default: throw std::runtime_error("this operation does not support float16/bfloat16 yet");
+    case DType::F16: f(types::HalfValue<DType::F16>{}); break;  // float32 arithmetic, rounded per op
+    case DType::BF16: f(types::HalfValue<DType::BF16>{}); break;
   }
 }
 
@@ -78,8 +81,14 @@ struct AxisView {
 };
 
 template <class T>
+constexpr bool is_half_value = false;
+template <DType D>
+constexpr bool is_half_value<types::HalfValue<D>> = true;
+
+template <class T>
 bool is_nan(T v) {
   if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else if constexpr (is_half_value<T>) return std::isnan(static_cast<float>(v));
   else return false;
 }
 

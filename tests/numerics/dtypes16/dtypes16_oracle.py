@@ -128,6 +128,17 @@ def seq_sum(fmt, v, axis):
     return np.moveaxis(out, 0, axis)
 
 
+def seq_prod(fmt, v, axis):
+    """A running product rounded after every step (cumprod's scan)."""
+    v = np.moveaxis(v, axis, 0)
+    out = np.empty_like(v)
+    acc = np.ones_like(v[0])
+    for i in range(v.shape[0]):
+        acc = fmt.r(acc * v[i])
+        out[i] = acc
+    return np.moveaxis(out, 0, axis)
+
+
 def f32_sum(v, axis=None, keepdims=False):
     return np.sum(v.astype(np.float64), axis=axis, keepdims=keepdims).astype(np.float32)
 
@@ -220,6 +231,10 @@ case("argmax_nan", "jnp.argmax(S)", lambda x, f, o: np.array(np.argmax(x["S"]), 
 case("cumsum_axis1", "jnp.cumsum(X, axis=1)", lambda x, f, o: seq_sum(f, x["X"], 1))
 case("cumsum_axis0", "jnp.cumsum(X, axis=0)", lambda x, f, o: seq_sum(f, x["X"], 0))
 case("cummax", "jax.lax.cummax(X, axis=1)", lambda x, f, o: np.maximum.accumulate(x["X"], axis=1))
+case("cumprod", "jnp.cumprod(Q, axis=1)", lambda x, f, o: seq_prod(f, x["Q"], 1))
+case("sort", "jnp.sort(S)", lambda x, f, o: np.sort(x["S"], kind="stable"))
+case("sort_axis0", "jnp.sort(X, axis=0)", lambda x, f, o: np.sort(x["X"], axis=0, kind="stable"))
+case("argsort", "jnp.argsort(X, axis=1)", lambda x, f, o: np.argsort(x["X"], axis=1, kind="stable").astype(np.int32), "int32")
 
 # contractions: float32 products and sums, one rounding
 case("matmul", "X @ C", lambda x, f, o: f.r((x["X"].astype(np.float64) @ x["C"].astype(np.float64)).astype(np.float32)),
