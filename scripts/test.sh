@@ -89,6 +89,7 @@ for oracle in tests/numerics/*/run_oracle.sh; do
 done
 run_oracle "REPL (tmux session, piped stdin)" bash tests/repl/run_oracle.sh "$shard"
 run_oracle "--time-passes (timings: checked by shape)" bash tests/cli/run_time_passes_check.sh "$shard"
+run_oracle "--stats times, --trace host track, jax.profiler files" bash tests/cli/run_profiler_check.sh "$shard"
 run_oracle "bad arguments are said, not ignored" bash tests/cli/run_bad_arguments_check.sh "$shard"
 run_oracle "Ctrl-C: KeyboardInterrupt, and devices stop" bash tests/cli/run_interrupt_check.sh "$shard"
 run_oracle "embedding API example" "$BUILD/examples/embed/embed_example"

@@ -60,8 +60,12 @@ std::string usage_text() {
          "  --dump-llvm     print each jitted function's llvm stage to stderr\n"
          "  --time-passes   at exit, print a table of each compile pipeline stage's wall time\n"
          "                  (programs compiled, ms, share of the total) to stderr\n"
-         "  --trace FILE    write a Chrome-trace (Perfetto) timeline to FILE\n"
-         "  --stats         print compile/run statistics at exit\n"
+         "  --trace FILE    write a Chrome-trace (Perfetto) timeline to FILE: a track per\n"
+         "                  device (kernels, GEMMs, collectives) and a host track (each jitted\n"
+         "                  function's trace and compile); jax.profiler writes the same\n"
+         "  --stats         at exit, per jitted function: calls, traces, compiles, trace /\n"
+         "                  compile / run ms and collectives, totals over all its calls\n"
+         "  --stats=counts  the same without the times (output comparable between runs)\n"
          "  -h, --help      show this help\n"
          "  --version       print the version\n";
 }
@@ -103,8 +107,10 @@ CliOptions parse_command_line(const std::vector<std::string>& argv) {
       o.dump_ir = true;
     } else if (arg == "--dump-llvm") {
       o.dump_llvm = true;
-    } else if (arg == "--stats") {
+    } else if (name == "--stats") {
       o.stats = true;
+      if (has_value && value != "counts") throw UsageError{"option --stats takes no value or =counts, got '" + value + "'"};
+      o.stats_times = !has_value;
     } else if (name == "--trace") {
       o.trace_file = take_value(name, has_value, value);
       if (o.trace_file.empty()) throw UsageError{"option --trace needs a file name"};

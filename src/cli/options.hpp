@@ -24,6 +24,7 @@ struct CliOptions {
   bool dump_llvm = false;          // --dump-llvm
   std::string trace_file;          // --trace FILE ("" = off)
   bool stats = false;              // --stats
+  bool stats_times = true;         // --stats=counts: without the times (comparable between runs)
   bool time_passes = false;        // --time-passes
   bool emit_ast = false;           // --emit=ast: print the syntax tree instead of running
   exec::StageSet emit_stages;      // --emit=jaxpr|spmd|llvm (repeatable): run, printing them

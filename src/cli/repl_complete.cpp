@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <regex>
 #include <set>
 #include <string_view>
+
+#include "interp/module_names.hpp"
 
 namespace shard::cli {
 using interp::Value;
@@ -80,9 +84,88 @@ std::vector<std::string> attribute_completions(interp::Interp& I, const std::str
   return {found.begin(), found.end()};
 }
 
+// Every importable module name: the built-in ones and the .shard files / packages in the
+// module path (the script directory first, then stdlib/).
+std::set<std::string> module_names(interp::Interp& I) {
+  std::set<std::string> names;
+  for (auto& n : interp::builtin_module_names()) names.insert(n);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& dir : I.options().module_path) {
+    // Two levels: top-level modules and packages, and the modules inside a package.
+    auto scan = [&](const fs::path& d, const std::string& prefix, auto& self, int depth) -> void {
+      for (fs::directory_iterator it(d.empty() ? fs::path(".") : d, ec), end; !ec && it != end; it.increment(ec)) {
+        const fs::path& p = it->path();
+        const std::string stem = p.stem().string();
+        if (!is_identifier(stem)) continue;
+        if (it->is_regular_file(ec) && p.extension() == ".shard" && stem != "__init__") {
+          names.insert(prefix + stem);
+        } else if (it->is_directory(ec) && fs::is_regular_file(p / "__init__.shard", ec)) {
+          names.insert(prefix + stem);
+          if (depth == 0) self(p, prefix + stem + ".", self, depth + 1);
+        }
+      }
+      ec.clear();
+    };
+    scan(fs::path(dir), "", scan, 0);
+  }
+  return names;
+}
+
+// `import jax.nu` -> jax.numpy: the module names extending `word` by one component.
+std::vector<std::string> module_completions(interp::Interp& I, const std::string& word) {
+  std::set<std::string> found;
+  for (const auto& name : module_names(I)) {
+    if (!starts_with(name, word)) continue;
+    const size_t dot = name.find('.', word.size());
+    found.insert(dot == std::string::npos ? name : name.substr(0, dot));
+  }
+  return {found.begin(), found.end()};
+}
+
+// `from jax.sharding import Na` -> NamedSharding: the module's public names and submodules.
+// Only a built-in module or one already imported is looked into (importing a file module
+// would run it while completing).
+std::vector<std::string> from_import_completions(interp::Interp& I, const std::string& module, const std::string& word) {
+  const auto all = module_names(I);
+  std::set<std::string> found;
+  for (const auto& name : all)
+    if (starts_with(name, module + ".")) {
+      std::string sub = name.substr(module.size() + 1);
+      sub = sub.substr(0, sub.find('.'));
+      if (starts_with(sub, word)) found.insert(sub);
+    }
+  const auto builtin = interp::builtin_module_names();
+  // A built-in module, or the parent package of some (jax for jax.numpy), imports cheaply.
+  bool loaded = std::any_of(builtin.begin(), builtin.end(),
+                            [&](const std::string& b) { return b == module || starts_with(b, module + "."); });
+  if (!loaded) {
+    Value sys = I.import_module("sys", ast::Loc{});
+    loaded = I.contains(I.getattr(sys, "modules"), interp::make_str(module));
+  }
+  if (loaded) {
+    Value m = I.import_module(module, ast::Loc{});
+    for (auto& name : dir_of(I, m))
+      if (starts_with(name, word) && (name.empty() || name[0] != '_' || starts_with(word, "_"))) found.insert(name);
+  }
+  return {found.begin(), found.end()};
+}
+
 }  // namespace
 
-std::vector<std::string> repl_completions(interp::Interp& I, const std::string& word, bool line_start) {
+std::vector<std::string> repl_completions(interp::Interp& I, const std::string& word, const std::string& before) {
+  const bool line_start = before.find_first_not_of(" \t") == std::string::npos;
+  // The module of an import statement: `import a, b.c` / `from a.b`.
+  static const std::regex import_module_position(R"(^\s*(import\s+([\w.]+\s*(as\s+\w+\s*)?,\s*)*|from\s+)$)");
+  // The imported names: `from a.b import x, (y`.
+  static const std::regex from_import_position(R"(^\s*from\s+([\w.]+)\s+import\s+\(?\s*(\w+\s*(as\s+\w+\s*)?,\s*)*$)");
+  std::smatch m;
+  try {
+    if (std::regex_match(before, import_module_position)) return module_completions(I, word);
+    if (std::regex_match(before, m, from_import_position)) return from_import_completions(I, m[1].str(), word);
+  } catch (const interp::PyError&) {
+    return {};  // the module failed to import: nothing to offer
+  }
   if (line_start && starts_with(word, ":")) {
     std::vector<std::string> out;
     for (auto c : kCommands)

@@ -44,8 +44,8 @@ class ReplSession {
   bool guarded(const std::function<void()>& f);
   // Evaluates an expression in __main__ (errors propagate as PyError).
   interp::Value eval(const std::string& expr);
-  // "FN ARGS" -> FN's value and the tuple of ARGS (`:ir`, `:ledger`).
-  std::pair<interp::Value, std::vector<interp::Value>> eval_fn_args(const std::string& arg);
+  // "FN ARGS" -> FN's value and ARGS, read as the call FN(ARGS) (`:ir`, `:ledger`).
+  std::pair<interp::Value, interp::CallArgs> eval_fn_args(const std::string& arg);
   interp::Value jax_attr(const char* name);
 
   // Commands (repl_commands.cpp).

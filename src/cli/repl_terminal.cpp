@@ -53,7 +53,7 @@ char** on_complete(const char* text, int start, int end) {
     rl_insert_text("    ");  // Tab at the start of a line indents, as in CPython
     return nullptr;
   }
-  g_matches = repl_completions(g_session->interp(), text, line_start);
+  g_matches = repl_completions(g_session->interp(), text, before);
   if (line_start && text[0] == ':') rl_completion_append_character = ' ';  // `:type ` then EXPR
   if (g_matches.empty()) return nullptr;
   return rl_completion_matches(text, next_match);

@@ -175,18 +175,18 @@ namespace {
 // What --trace, --stats and --time-passes write when the program ends (normally or with an
 // error).
 struct ExitReports {
-  explicit ExitReports(const CliOptions& o) : stats(o.stats), time_passes(o.time_passes) {
+  explicit ExitReports(const CliOptions& o) : stats(o.stats), stats_times(o.stats_times), time_passes(o.time_passes) {
     if (!o.trace_file.empty()) exec::timeline_start(o.trace_file);
   }
   ~ExitReports() {
     flush_stdout();
     exec::timeline_write();
-    if (stats) api::print_jit_stats(std::cerr);
+    if (stats) api::print_jit_stats(std::cerr, stats_times);
     if (time_passes) std::cerr << exec::format_stage_timings(exec::stage_timings());
   }
   ExitReports(const ExitReports&) = delete;
   ExitReports& operator=(const ExitReports&) = delete;
-  bool stats, time_passes;
+  bool stats, stats_times, time_passes;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The --trace timeline (see timeline.hpp). Each device thread appends to its own buffer
 // (registered once under a lock), so recording a step takes no lock; the buffers are merged
-// into Chrome-trace JSON ("traceEvents": "X" slices, one thread track per device) at exit.
+// into Chrome-trace JSON ("traceEvents": "X" slices, one thread track per device, and the
+// host track) when the recording is written.
 #include "exec/timeline.hpp"
 
 #include "runtime/process_layout.hpp"
@@ -29,8 +30,12 @@ struct DeviceBuffer {
   std::vector<Slice> slices;
 };
 
+// The host track's id: before the devices' (0..N-1) in the viewer.
+constexpr int kHostTrack = -1;
+
 std::atomic<bool> enabled{false};
 std::mutex buffers_mu;
+std::vector<Slice> host_slices;  // under buffers_mu (host slices are few: one per compile)
 std::string out_path;
 int64_t start_ns = 0;
 // Owned here, never freed while recording: device threads keep raw pointers to theirs.
@@ -76,19 +81,26 @@ std::string json_escape(const std::string& s) {
 
 bool timeline_enabled() { return enabled.load(std::memory_order_relaxed); }
 
-void timeline_start(const std::string& path) {
+bool timeline_start(const std::string& path) {
   std::lock_guard<std::mutex> lock(buffers_mu);
+  if (enabled.load()) return false;
   out_path = path;
   start_ns = timeline_now();
   enabled.store(true, std::memory_order_relaxed);
+  return true;
 }
 
 void timeline_record(int device, const std::string& name, int64_t t0_ns, int64_t t1_ns) {
   buffer_for(device).slices.push_back(Slice{name, t0_ns, t1_ns});
 }
 
-void timeline_write() {
-  if (!enabled.exchange(false)) return;
+void timeline_record_host(const std::string& name, int64_t t0_ns, int64_t t1_ns) {
+  std::lock_guard<std::mutex> lock(buffers_mu);
+  host_slices.push_back(Slice{name, t0_ns, t1_ns});
+}
+
+std::string timeline_write() {
+  if (!enabled.exchange(false)) return "";
   std::lock_guard<std::mutex> lock(buffers_mu);
   // Merge the per-thread buffers by device (a device's thread may have been looked up twice).
   std::vector<int> devices;
@@ -116,23 +128,37 @@ void timeline_write() {
   }
   event(fmt::format(R"({{"name": "process_name", "ph": "M", "pid": {}, "tid": 0, "args": {{"name": "{}"}}}})", pid,
                     layout.process_count > 1 ? fmt::format("shard process {}", pid) : std::string("shard")));
+  event(fmt::format(R"({{"name": "thread_name", "ph": "M", "pid": {}, "tid": {}, "args": {{"name": "host: trace, compile"}}}})",
+                    pid, kHostTrack));
+  event(fmt::format(R"({{"name": "thread_sort_index", "ph": "M", "pid": {0}, "tid": {1}, "args": {{"sort_index": {1}}}}})", pid,
+                    kHostTrack));
+  auto slice = [&](const Slice& s, int tid, const char* cat) {
+    event(fmt::format(R"({{"name": "{}", "cat": "{}", "ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}}})",
+                      json_escape(s.name), cat, pid, tid, static_cast<double>(s.t0 - start_ns) / 1e3,
+                      static_cast<double>(s.t1 - s.t0) / 1e3));
+  };
+  for (const Slice& s : host_slices) slice(s, kHostTrack, "host");
   for (int d : devices) {
     event(fmt::format(R"({{"name": "thread_name", "ph": "M", "pid": {1}, "tid": {0}, "args": {{"name": "device {0}"}}}})", d, pid));
     event(fmt::format(R"({{"name": "thread_sort_index", "ph": "M", "pid": {1}, "tid": {0}, "args": {{"sort_index": {0}}}}})", d, pid));
   }
-  for (auto& b : buffers())
-    for (const Slice& s : b->slices)
-      event(fmt::format(R"({{"name": "{}", "cat": "step", "ph": "X", "pid": {}, "tid": {}, "ts": {:.3f}, "dur": {:.3f}}})",
-                        json_escape(s.name), pid, b->device, static_cast<double>(s.t0 - start_ns) / 1e3,
-                        static_cast<double>(s.t1 - s.t0) / 1e3));
+  for (auto& b : buffers()) {
+    for (const Slice& s : b->slices) slice(s, b->device, "step");
+    b->slices.clear();  // the buffers stay registered: device threads hold pointers to them
+  }
+  host_slices.clear();
   json += "\n]}\n";
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f || std::fwrite(json.data(), 1, json.size(), f) != json.size()) {
     std::cerr << "shard: cannot write trace file '" << path << "'\n";
     if (f) std::fclose(f);
-    return;
+    return "";
   }
-  if (std::fclose(f) != 0) std::cerr << "shard: cannot write trace file '" << path << "'\n";
+  if (std::fclose(f) != 0) {
+    std::cerr << "shard: cannot write trace file '" << path << "'\n";
+    return "";
+  }
+  return path;
 }
 
 }  // namespace shard::exec

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "interp/interp_impl.hpp"
+#include "interp/native_docs.hpp"
 
 namespace shard::interp {
 
@@ -173,8 +174,11 @@ std::optional<Value> Interp::Impl::special_attr(const Value& obj, std::string_vi
       auto& b = as<BuiltinObj>(obj);
       if (name == "__name__" || name == "__qualname__") return make_str(b.name);
       if (name == "__self__") return b.self ? b.self : none();
-      if (name == "__doc__") return none();
-      if (name == "__module__") return b.self ? none() : make_str("builtins");
+      if (name == "__doc__" || name == "__module__") {
+        auto doc = b.self ? nullptr : native_doc(&b);
+        if (name == "__doc__") return doc && !doc->text.empty() ? make_str(doc->text) : none();
+        return doc ? make_str(doc->module) : b.self ? none() : make_str("builtins");
+      }
       break;
     }
     case ObjKind::Module: {

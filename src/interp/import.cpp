@@ -8,6 +8,7 @@
 #include "ast/source.hpp"
 #include "interp/interp_impl.hpp"
 #include "interp/missing_attribute_hint.hpp"
+#include "interp/native_docs.hpp"
 
 namespace shard::interp {
 
@@ -84,6 +85,7 @@ std::shared_ptr<ModuleObj> Interp::Impl::load_module(const std::string& name, co
     modules[name] = m;
     try {
       (*init)(I, *m);
+      run_builtin_module_hooks(I, *m);
     } catch (...) {
       modules.erase(name);
       throw;

@@ -11,6 +11,7 @@
 #include "ast/source.hpp"
 #include "grammar/parse.hpp"
 #include "interp/interp_impl.hpp"
+#include "interp/module_names.hpp"
 #include "interp/missing_attribute_hint.hpp"
 
 namespace shard::interp {
@@ -358,6 +359,12 @@ const Interp::ModuleInit* find_builtin_module(const std::string& dotted) {
   auto& r = module_registry();
   auto it = r.find(dotted);
   return it == r.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> builtin_module_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, init] : module_registry()) names.push_back(name);
+  return names;
 }
 
 bool builtin_module_has_children(const std::string& dotted) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The REPL on a real terminal: starts `shard repl` in a tmux pane, types a session (a function
 # over several lines, an error, a value defined before the error, Tab completion of a name and
-# of a module member, Ctrl-C on a running loop and on a half-typed input, Ctrl-D) and checks
-# the captured screen. Prints one line per check and "N passed, N failed" last.
+# of a module member, of module names after `import ` and of a module's names after
+# `from M import `, :time of a first and a cached jitted call, Ctrl-C on a running loop and
+# on a half-typed input, Ctrl-D) and checks the captured screen. Prints one line per check and "N passed, N failed" last.
 #   bash tests/repl/run_tmux_test.sh build/src/shard
 set -uo pipefail
 SHARD=$(realpath "${1:?usage: run_tmux_test.sh SHARD}")
@@ -66,6 +67,20 @@ T send-keys -t repl -l "jnp.aran"; T send-keys -t repl Tab   # a module member
 wait_for ">>> jnp.arange" > /dev/null
 line "(4) * 10"
 line ":time square(12)"
+T send-keys -t repl -l "import jax.nu"; T send-keys -t repl Tab   # a submodule's name
+wait_for ">>> import jax.numpy" > /dev/null
+line ""
+T send-keys -t repl -l "from jax.sharding import Partit"; T send-keys -t repl Tab   # a module's name
+wait_for ">>> from jax.sharding import PartitionSpec" > /dev/null
+line " as Spec"
+line "Spec('a')"
+T send-keys -t repl -l "import ite"; T send-keys -t repl Tab   # a host module
+wait_for ">>> import itertools" > /dev/null
+line ""
+line "import jax"
+line "g = jax.jit(lambda v: v * 2)"
+line ":time g(jnp.arange(3))"       # the first call traces and compiles
+line ":time g(jnp.arange(3))"       # the second finds it cached
 T send-keys -t repl C-d
 wait_for "repl exited with status" > /dev/null
 out=$(screen | sed 's/ *$//')
@@ -90,6 +105,21 @@ check "the interrupted loop's state is kept" follows ">>> base > 49" "True"
 check "Ctrl-C at the prompt drops the partial input" follows ">>> pending" "<stdin>:1:1: NameError: name 'pending' is not defined"
 check "Tab completes a module member" follows ">>> jnp.arange(4) * 10" "Array([ 0, 10, 20, 30], dtype=int32)"
 check ":time prints the value and the wall time" bash -c 'grep -A2 -xF ">>> :time square(12)" <<< "$1" | grep -q "^wall time: [0-9.]* ms$"' _ "$out"
+check "Tab after 'import ' completes a submodule" has ">>> import jax.numpy"
+check "Tab after 'from M import ' completes M's name" follows ">>> Spec('a')" "PartitionSpec('a',)"
+check "Tab after 'import ' completes a host module" has ">>> import itertools"
+# The first call of a jitted function: compile time > 0, said to be skipped when cached; the
+# second: nothing compiled. Both split the wall time into compile and run.
+# The 5 screen lines from the n-th line equal to `line`.
+block() { awk -v pat="$1" -v n="$2" '$0 == pat { c++ } c == n && k < 5 { print; k++ }' <<< "$out"; }
+first_time=$(block ">>> :time g(jnp.arange(3))" 1)
+second_time=$(block ">>> :time g(jnp.arange(3))" 2)
+check ":time of a first call shows its compile time" \
+  grep -qE "^  compile: [0-9.]*[1-9][0-9.]* ms \(tracing [0-9.]+ ms, compiling [0-9.]+ ms\): a call with cached types skips it$" <<< "$first_time"
+check ":time of a first call shows its run time" grep -qE "^  run: +[0-9.]+ ms$" <<< "$first_time"
+check ":time of a cached call compiles nothing" \
+  grep -qxF "  compile: 0.000 ms (tracing 0.000 ms, compiling 0.000 ms): nothing compiled" <<< "$second_time"
+check ":time of a cached call shows its value" grep -qxF "Array([0, 2, 4], dtype=int32)" <<< "$second_time"
 check "Ctrl-D exits with status 0" has "repl exited with status 0"
 check "the history file has the session's lines" grep -qxF "def square(n):" "$SHARD_HISTORY"
 

@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "api/modules/docstrings.hpp"
 #include "api/modules/jax_public_names.hpp"
 #include "api/transforms/checkpoint.hpp"
 
@@ -10,6 +11,7 @@ namespace shard::api {
 void register_api_modules() {
   static std::once_flag once;
   std::call_once(once, [] {
+    install_api_docstrings();  // first: its hook must see every module's creation
     install_array_methods();
     register_jax_modules();
     register_numpy_module();
@@ -21,6 +23,7 @@ void register_api_modules() {
     register_distributed_modules();
     register_scipy_module();
     register_nn_module();
+    register_profiler_module();
     register_checkpoint_policies();
     install_unsupported_name_hints();
   });

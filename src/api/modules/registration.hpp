@@ -17,6 +17,7 @@ void register_mesh_utils_module();   // jax.experimental.mesh_utils
 void register_distributed_modules(); // jax.distributed, jax.experimental.multihost_utils
 void register_scipy_module();      // jax.scipy, jax.scipy.special
 void register_nn_module();         // jax.nn
+void register_profiler_module();   // jax.profiler
 
 // Array methods, properties and operator dunders on jax.Array / numpy.ndarray.
 void install_array_methods();

@@ -12,6 +12,7 @@
 #include "api/objects/array_value.hpp"
 #include "api/objects/shape_dtype_struct.hpp"
 #include "api/transforms/jit_internal.hpp"
+#include "exec/timeline.hpp"
 #include "interp/builtins/support.hpp"
 #include "ir/ir.hpp"
 #include "trace/trace.hpp"
@@ -68,7 +69,12 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
       call.entry = e;
       return call;
     }
-  Traced tr = trace_function(I, j.fun, j.opts, a, parts, in, abstract_leaves(call.leaves));
+  const int64_t t0 = exec::timeline_now();
+  Traced tr = [&] {
+    exec::HostSlice slice("trace " + j.stats->name);
+    return trace_function(I, j.fun, j.opts, a, parts, in, abstract_leaves(call.leaves));
+  }();
+  j.stats->trace_ns += exec::timeline_now() - t0;
   ++j.stats->traces;
   call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(abstract),
                                                        std::move(concrete), std::move(tr.fn), std::move(tr.out), std::move(tr.placement_mesh), {}});
@@ -80,14 +86,23 @@ exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::P
   for (auto& x : e.execs)
     if (x.layouts == p.layouts && x.mesh == p.mesh) return x.program;
   bool hit = false;
-  auto prog = guarded(I, [&] { return exec::compile_global(e.fn, p.mesh, p.layouts, &hit); });
-  if (!hit) ++j.stats->compiles;
+  const int64_t t0 = exec::timeline_now();
+  auto prog = guarded(I, [&] {
+    exec::HostSlice slice("compile " + j.stats->name);
+    return exec::compile_global(e.fn, p.mesh, p.layouts, &hit);
+  });
+  if (!hit) {
+    ++j.stats->compiles;
+    j.stats->compile_ns += exec::timeline_now() - t0;
+  }
   e.execs.push_back(ExecEntry{p.mesh, p.layouts, prog});
   return prog;
 }
 
 Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p) {
+  const int64_t t0 = exec::timeline_now();
   auto outs = guarded(I, [&] { return exec::run_compiled(prog, p); });
+  j.stats->run_ns += exec::timeline_now() - t0;
   ++j.stats->calls;
   count_collectives(*j.stats, prog.parts.ledger);
   std::vector<Value> values;

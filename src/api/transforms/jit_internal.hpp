@@ -52,6 +52,7 @@ using CacheEntryRef = std::shared_ptr<CacheEntry>;
 struct JitStats {
   std::string name;
   int64_t calls = 0, traces = 0, compiles = 0;
+  int64_t trace_ns = 0, compile_ns = 0, run_ns = 0;  // wall time summed over the run
   std::map<std::string, std::pair<int64_t, int64_t>> collectives;  // kind -> (count, bytes per device)
 };
 

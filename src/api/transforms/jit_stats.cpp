@@ -99,20 +99,37 @@ Value cost_analysis(Interp& I, const ir::Function& global, const exec::CompiledP
 
 }  // namespace jit_detail
 
-void print_jit_stats(std::ostream& out) {
+JitTimeTotals jit_time_totals() {
+  JitTimeTotals t;
+  for (const auto& s : jit_detail::registry()) {
+    t.trace_ns += s->trace_ns;
+    t.compile_ns += s->compile_ns;
+    t.run_ns += s->run_ns;
+  }
+  return t;
+}
+
+void print_jit_stats(std::ostream& out, bool with_times) {
   std::string text;
+  auto ms = [](int64_t ns) { return fmt::format("{:.3f}", static_cast<double>(ns) / 1e6); };
   for (const auto& s : jit_detail::registry()) {
     if (s->calls == 0 && s->traces == 0) continue;
     std::string coll;
     for (const auto& [kind, cb] : s->collectives)
       coll += fmt::format("{}{} x{} ({} bytes per device)", coll.empty() ? "" : ", ", kind, cb.first, cb.second);
-    text += fmt::format("{:<20} {:>7} {:>7} {:>8}  {}\n", s->name, s->calls, s->traces, s->compiles, coll.empty() ? "none" : coll);
+    text += fmt::format("{:<20} {:>7} {:>7} {:>8}", s->name, s->calls, s->traces, s->compiles);
+    if (with_times) text += fmt::format(" {:>10} {:>10} {:>10}", ms(s->trace_ns), ms(s->compile_ns), ms(s->run_ns));
+    text += fmt::format("  {}\n", coll.empty() ? "none" : coll);
   }
   const auto cache = exec::program_cache_size();
-  if (!text.empty())
-    out << fmt::format("--- jit statistics (calls, traces and compiles are totals over the run)\n{:<20} {:>7} {:>7} {:>8}  {}\n",
-                       "function", "calls", "traces", "compiles", "collectives")
-        << text;
+  if (!text.empty()) {
+    out << "--- jit statistics: totals over all calls of the run. A call with new argument types first\n"
+           "    traces and compiles; every call runs its program. Collectives are counted per call (x N\n"
+           "    executions), with the bytes each device sent summed over them.\n";
+    out << fmt::format("{:<20} {:>7} {:>7} {:>8}", "function", "calls", "traces", "compiles");
+    if (with_times) out << fmt::format(" {:>10} {:>10} {:>10}", "trace ms", "compile ms", "run ms");
+    out << "  collectives\n" << text;
+  }
   out << fmt::format("program cache: {} compiled programs (eager ops and jit; at most {}, least recently used dropped)\n",
                      cache.programs, cache.limit);
   out.flush();

@@ -4,6 +4,10 @@
 
 namespace shard::interp {
 
+namespace bi {
+void add_help_function(ModuleObj& m);  // help.cpp
+}  // namespace bi
+
 void init_builtins_module(Interp& I, ModuleObj& m) {
   auto& t = T();
   std::pair<const char*, ClassP> classes[] = {
@@ -39,6 +43,7 @@ void init_builtins_module(Interp& I, ModuleObj& m) {
   bi::add_core_functions(I, m);
   bi::add_iter_functions(I, m);
   bi::add_numeric_functions(I, m);
+  bi::add_help_function(m);
 }
 
 void register_host_modules() {

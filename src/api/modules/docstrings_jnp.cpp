@@ -1,0 +1,138 @@
+// Docstrings of jax.numpy (see docstrings.hpp). Written for shard.
+#include "api/modules/docstrings.hpp"
+
+namespace shard::api {
+
+namespace {
+
+// Said by every reduction: how a sharded reduced dimension is paid for.
+#define SHARD_REDUCTION_NOTE \
+  "\n\nReducing a dimension that is sharded over mesh axes costs an all-reduce over\n" \
+  "those axes (`:ledger` in the REPL, `--stats` at exit show it)."
+
+constexpr ApiDoc kJnpDocs[] = {
+    // ---- creation ----
+    {"jax.numpy.array", "array(object, dtype=None, copy=True, order='K', ndmin=0, *, device=None)",
+     R"(A new jax.Array from a Python scalar, nested lists, a numpy array or an Array.
+
+Differences from NumPy: without jax_enable_x64, Python floats become float32
+and ints int32 (JAX's default 32-bit mode). `device` may be a NamedSharding.)"},
+    {"jax.numpy.asarray", "asarray(a, dtype=None, order=None, *, copy=None, device=None)",
+     R"(Like array, but returns `a` itself when it already is a jax.Array of that dtype.)"},
+    {"jax.numpy.zeros", "zeros(shape, dtype=None, *, device=None, out_sharding=None)",
+     R"(An array of zeros; `out_sharding` (a PartitionSpec under a mesh, or a
+NamedSharding) gives the result's sharding.)"},
+    {"jax.numpy.ones", "ones(shape, dtype=None, *, device=None, out_sharding=None)",
+     R"(An array of ones; see zeros for `out_sharding`.)"},
+    {"jax.numpy.full", "full(shape, fill_value, dtype=None, *, device=None, out_sharding=None)",
+     R"(An array of `shape` filled with `fill_value`.)"},
+    {"jax.numpy.zeros_like", "zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None)",
+     R"(Zeros with the shape and dtype of `a` (or the given ones).)"},
+    {"jax.numpy.ones_like", "ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None)",
+     R"(Ones with the shape and dtype of `a` (or the given ones).)"},
+    {"jax.numpy.arange", "arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None)",
+     R"(Evenly spaced values in [start, stop) with `step`; arange(n) is 0 .. n-1.)"},
+    {"jax.numpy.linspace", "linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None)",
+     R"(`num` evenly spaced values from start to stop (stop included if `endpoint`).)"},
+    {"jax.numpy.eye", "eye(N, M=None, k=0, dtype=None, *, device=None, out_sharding=None)",
+     R"(An N x M array with ones on diagonal `k` and zeros elsewhere.)"},
+    // ---- reductions ----
+    {"jax.numpy.sum", "sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None)",
+     R"(The sum of the elements of `a` over `axis` (all axes when None).
+
+Booleans and integers narrower than 32 bits are summed in 32 bits of their
+signedness (int32 / uint32; 64 bits with jax_enable_x64). `out` is not
+supported (jax arrays are immutable).)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.prod", "prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None)",
+     R"(The product of the elements of `a` over `axis` (all axes when None).)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.mean", "mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None)",
+     R"(The arithmetic mean over `axis`; integer inputs give a float result.)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.max", "max(a, axis=None, out=None, keepdims=False, initial=None, where=None)",
+     R"(The largest element over `axis`; NaN if any compared element is NaN.)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.min", "min(a, axis=None, out=None, keepdims=False, initial=None, where=None)",
+     R"(The smallest element over `axis`; NaN if any compared element is NaN.)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.var", "var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None)",
+     R"(The variance over `axis`, dividing by N - ddof.)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.std", "std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None)",
+     R"(The standard deviation over `axis`: sqrt(var(a, axis, ddof=ddof)).)" SHARD_REDUCTION_NOTE},
+    {"jax.numpy.argmax", "argmax(a, axis=None, out=None, keepdims=None)",
+     R"(The index of the largest element over `axis` (of the flattened array when
+None); the first one on ties.)"},
+    {"jax.numpy.argmin", "argmin(a, axis=None, out=None, keepdims=None)",
+     R"(The index of the smallest element over `axis`; the first one on ties.)"},
+    {"jax.numpy.cumsum", "cumsum(a, axis=None, dtype=None, out=None)",
+     R"(Running sums along `axis` (over the flattened array when None).)"},
+    {"jax.numpy.all", "all(a, axis=None, out=None, keepdims=False, *, where=None)",
+     R"(Whether every element over `axis` is true.)"},
+    {"jax.numpy.any", "any(a, axis=None, out=None, keepdims=False, *, where=None)",
+     R"(Whether some element over `axis` is true.)"},
+    // ---- contractions ----
+    {"jax.numpy.matmul", "matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)",
+     R"(The matrix product of `a` and `b`, batched over leading dimensions.
+
+A contracted dimension sharded over a mesh axis costs an all-reduce of the
+partial products over it; `out_sharding` says how the result is laid out.
+`precision` is accepted; shard computes float32 products in float32.)"},
+    {"jax.numpy.dot", "dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)",
+     R"(The dot product: matmul for 2-D inputs, the sum over a's last and b's
+second-to-last dimension in general.)"},
+    {"jax.numpy.einsum", "einsum(subscripts, *operands, out=None, optimize='auto', precision=None, preferred_element_type=None, out_sharding=None)",
+     R"(A contraction written as subscripts ('ij,jk->ik'), traced as dot_general and
+transposes.)"},
+    // ---- shape ----
+    {"jax.numpy.reshape", "reshape(a, shape, order='C', *, out_sharding=None)",
+     R"(`a`'s elements in a new shape (-1 for one inferred dimension).
+
+On an array sharded over Explicit mesh axes the sharding follows the
+dimensions; a reshape shard cannot lay out without moving data between
+devices is refused with the reason (reshard first, or give `out_sharding`).)"},
+    {"jax.numpy.transpose", "transpose(a, axes=None)",
+     R"(`a` with its dimensions permuted (reversed when `axes` is None); the sharding
+follows the dimensions.)"},
+    {"jax.numpy.concatenate", "concatenate(arrays, axis=0, dtype=None)",
+     R"(The arrays joined along an existing `axis`.)"},
+    {"jax.numpy.stack", "stack(arrays, axis=0, out=None, dtype=None)",
+     R"(The arrays joined along a new `axis`.)"},
+    {"jax.numpy.squeeze", "squeeze(a, axis=None)",
+     R"(`a` without its size-1 dimensions (only those in `axis` when given).)"},
+    {"jax.numpy.expand_dims", "expand_dims(a, axis)",
+     R"(`a` with a size-1 dimension inserted at `axis`.)"},
+    {"jax.numpy.broadcast_to", "broadcast_to(array, shape, *, out_sharding=None)",
+     R"(`array` broadcast to `shape` by NumPy's rules.)"},
+    {"jax.numpy.split", "split(ary, indices_or_sections, axis=0)",
+     R"(A list of sub-arrays: equal sections, or cut before each index given.)"},
+    {"jax.numpy.where", "where(condition, x=None, y=None, /, *, size=None, fill_value=None)",
+     R"(Elementwise x where `condition` else y. With only `condition`, its nonzero
+indices (under jit `size` must be given: the result's shape must be static).)"},
+    {"jax.numpy.take", "take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, fill_value=None)",
+     R"(Elements of `a` at `indices` along `axis`. Out-of-range indices follow
+`mode`: 'fill' (the default: NaN or the dtype's extreme), 'clip' or 'wrap'.)"},
+    // ---- elementwise ----
+    {"jax.numpy.exp", "exp(x, /)", R"(e to the power x, elementwise.)"},
+    {"jax.numpy.log", "log(x, /)", R"(The natural logarithm, elementwise (NaN below 0, -inf at 0).)"},
+    {"jax.numpy.sqrt", "sqrt(x, /)", R"(The non-negative square root, elementwise (NaN below 0).)"},
+    {"jax.numpy.sin", "sin(x, /)", R"(The sine of x (radians), elementwise.)"},
+    {"jax.numpy.cos", "cos(x, /)", R"(The cosine of x (radians), elementwise.)"},
+    {"jax.numpy.tanh", "tanh(x, /)", R"(The hyperbolic tangent, elementwise.)"},
+    {"jax.numpy.abs", "abs(x, /)", R"(The absolute value, elementwise.)"},
+    {"jax.numpy.maximum", "maximum(x, y, /)", R"(The larger of x and y, elementwise, with broadcasting; NaN wins.)"},
+    {"jax.numpy.minimum", "minimum(x, y, /)", R"(The smaller of x and y, elementwise, with broadcasting; NaN wins.)"},
+    {"jax.numpy.clip", "clip(arr, min=None, max=None)", R"(`arr` with its values limited to [min, max].)"},
+    {"jax.numpy.allclose", "allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)",
+     R"(Whether |a - b| <= atol + rtol * |b| for every element pair (a bool Array).)"},
+    {"jax.numpy.isclose", "isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)",
+     R"(The elementwise test of allclose.)"},
+    // ---- ordering ----
+    {"jax.numpy.sort", "sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)",
+     R"(A sorted copy of `a` along `axis` (flattened when None); NaNs sort last.)"},
+    {"jax.numpy.argsort", "argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)",
+     R"(The indices that sort `a` along `axis`; ties keep their order.)"},
+};
+
+#undef SHARD_REDUCTION_NOTE
+
+}  // namespace
+
+std::span<const ApiDoc> jnp_docs() { return kJnpDocs; }
+
+}  // namespace shard::api
