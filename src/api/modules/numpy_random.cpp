@@ -80,8 +80,10 @@ ClassP generator_class() {
       interp::ArgParser p(I, a, "random", {"$self", "size=", "dtype=", "out="});
       auto& g = self_gen(I, a).rng;
       const DType dt = rnd::float_dtype_arg(I, p.get("dtype"), "random");
-      if (dt == DType::F32) return rnd::float_result(I, rnd::size_arg(I, p.get("size")), dt, [&] { return static_cast<double>(g.next_float()); });
-      return rnd::float_result(I, rnd::size_arg(I, p.get("size")), dt, [&] { return g.next_double(); });
+      return rnd::drawn_into(I, p.get("out"), p.get("size"), dt, [&](const Value& size) {
+        if (dt == DType::F32) return rnd::float_result(I, rnd::size_arg(I, size), dt, [&] { return static_cast<double>(g.next_float()); });
+        return rnd::float_result(I, rnd::size_arg(I, size), dt, [&] { return g.next_double(); });
+      });
     });
     bi::def(k, "uniform", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "uniform", {"$self", "low=", "high=", "size="});
@@ -93,7 +95,9 @@ ClassP generator_class() {
     });
     bi::def(k, "standard_normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "standard_normal", {"$self", "size=", "dtype=", "out="});
-      return standard_normals(I, self_gen(I, a).rng, p.get("size"), rnd::float_dtype_arg(I, p.get("dtype"), "standard_normal"));
+      auto& g = self_gen(I, a).rng;
+      const DType dt = rnd::float_dtype_arg(I, p.get("dtype"), "standard_normal");
+      return rnd::drawn_into(I, p.get("out"), p.get("size"), dt, [&](const Value& size) { return standard_normals(I, g, size, dt); });
     });
     bi::def(k, "normal", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "normal", {"$self", "loc=", "scale=", "size="});
@@ -106,7 +110,9 @@ ClassP generator_class() {
       // numpy takes any method other than 'zig' as inversion.
       Value m = p.get("method");
       const bool inversion = m && !(m->kind == ObjKind::Str && I.str(m) == "zig");
-      return standard_exponentials(I, self_gen(I, a).rng, p.get("size"), rnd::float_dtype_arg(I, p.get("dtype"), "standard_exponential"), inversion);
+      auto& g = self_gen(I, a).rng;
+      const DType dt = rnd::float_dtype_arg(I, p.get("dtype"), "standard_exponential");
+      return rnd::drawn_into(I, p.get("out"), p.get("size"), dt, [&](const Value& size) { return standard_exponentials(I, g, size, dt, inversion); });
     });
     bi::def(k, "exponential", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "exponential", {"$self", "scale=", "size="});
@@ -118,12 +124,15 @@ ClassP generator_class() {
       interp::ArgParser p(I, a, "standard_gamma", {"$self", "shape", "size=", "dtype=", "out="});
       auto& g = self_gen(I, a).rng;
       const rnd::Param shape = rnd::param_arg(I, p.get("shape"), 0.0, "shape", rnd::Check::NonNegative);
-      if (rnd::float_dtype_arg(I, p.get("dtype"), "standard_gamma") == DType::F32) {
-        FloatVariates src{g};
-        return rnd::param_draws(I, {shape}, p.get("size"), [&](const double* q) { return static_cast<double>(gamma::standard_gamma(src, static_cast<float>(q[0]))); }, DType::F32);
-      }
-      Variates src{g};
-      return rnd::param_draws(I, {shape}, p.get("size"), [&](const double* q) { return gamma::standard_gamma(src, q[0]); });
+      const DType dt = rnd::float_dtype_arg(I, p.get("dtype"), "standard_gamma");
+      return rnd::drawn_into(I, p.get("out"), p.get("size"), dt, [&](const Value& size) {
+        if (dt == DType::F32) {
+          FloatVariates src{g};
+          return rnd::param_draws(I, {shape}, size, [&](const double* q) { return static_cast<double>(gamma::standard_gamma(src, static_cast<float>(q[0]))); }, dt);
+        }
+        Variates src{g};
+        return rnd::param_draws(I, {shape}, size, [&](const double* q) { return gamma::standard_gamma(src, q[0]); });
+      });
     });
     bi::def(k, "gamma", [](Interp& I, CallArgs& a) {
       interp::ArgParser p(I, a, "gamma", {"$self", "shape", "scale=", "size="});

@@ -153,6 +153,22 @@ Value param_draws(Interp& I, const std::vector<Param>& params, const Value& size
   return host_result(I, n ? static_cast<const void*>(values.data()) : &kNoBytes, dt, out);
 }
 
+Value drawn_into(Interp& I, const Value& out, const Value& size, DType dt, const std::function<Value(const Value&)>& draw) {
+  if (!out || out->kind == ObjKind::None) return draw(size);
+  auto* oa = as_array(out);
+  if (!oa || !oa->host) I.raise("TypeError", fmt::format("out must be a numpy array, not '{}'", I.type_name(out)));
+  if (oa->array->type.dtype() != dt)
+    I.raise("TypeError", fmt::format("Supplied output array has the wrong type. Expected {}, got {}", types::dtype_name(dt),
+                                     types::dtype_name(oa->array->type.dtype())));
+  const Shape shape = oa->array->type.shape();
+  if (auto s = size_arg(I, size); s && *s != shape) I.raise("ValueError", "size must match out.shape when used together");
+  std::vector<Value> dims;
+  for (auto d : shape) dims.push_back(interp::make_int(d));
+  Value drawn = draw(interp::make_tuple(std::move(dims)));
+  oa->array = as_array(drawn)->array;
+  return out;
+}
+
 Param uniform_range(Interp& I, const Param& low, const Param& high, const char* overflow, bool nonneg) {
   if (broadcast_shapes({high.shape, low.shape}).conflict_b >= 0)  // numpy computes np.subtract(high, low)
     I.raise("ValueError", fmt::format("operands could not be broadcast together with shapes {} {} ", types::py_int_tuple(high.shape),

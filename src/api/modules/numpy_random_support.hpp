@@ -63,6 +63,9 @@ Param uniform_range(Interp& I, const Param& low, const Param& high, const char* 
 
 // size=None: a Python float; else an ndarray of `dt` (float64 / float32) filled in C order.
 Value float_result(Interp& I, const std::optional<Shape>& size, DType dt, const std::function<double()>& draw);
+// Generator's out=: draw(size) with size = out's shape, stored into `out` (a numpy array of
+// dtype `dt`) in place, and out returned; without out, draw(size).
+Value drawn_into(Interp& I, const Value& out, const Value& size, DType dt, const std::function<Value(const Value&)>& draw);
 // An ndarray from row-major bytes.
 Value host_result(Interp& I, const void* bytes, DType dt, const Shape& shape);
 

@@ -48,6 +48,7 @@ def generator_cases():
         # One generator through a mix of methods: the 32-bit half buffered by float32 and
         # small-range draws must carry over into the 64-bit ones exactly as in numpy.
         out.append(f"mixed({g})")
+        out.append(f"into_out({g})")
         for n in [0, 1, 2, 10, 100, 3000]:
             out.append(f"{g}.permutation({n})")
         out.append(f"{g}.permutation(np.arange(12.0).reshape(4, 3))")
@@ -157,6 +158,18 @@ def mixed(g):
     return [g.random(dtype=np.float32), g.integers(0, 10, 3), g.standard_normal(3), g.integers(0, 2, 5, dtype=bool),
             g.standard_normal(dtype=np.float32), g.standard_exponential(2), g.random(3, dtype=np.float32), g.random(),
             g.integers(0, 2**33, 2), g.standard_exponential(3, dtype=np.float32), g.normal(), g.choice(7, 3)]
+
+
+def into_out(g):
+    a = np.zeros((3, 2))
+    r = g.standard_normal(out=a)
+    b = np.ones(4, dtype=np.float32)
+    g.random(out=b, dtype=np.float32)
+    c = np.empty(5)
+    g.standard_exponential(size=5, out=c)
+    d = np.empty((2, 2))
+    g.standard_gamma([[0.5, 2.0]], out=d)
+    return [a, r is a, b, c, d]
 
 
 def legacy_mixed(r):
