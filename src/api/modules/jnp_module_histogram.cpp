@@ -90,7 +90,7 @@ ValueId interp_body(Trace& t, ValueId x, ValueId xp, ValueId fp, const InterpEnd
   if (t.type(xp).rank() != 1 || t.type(xp).shape() != t.type(fp).shape())
     fail("ValueError", "xp and fp must be one-dimensional arrays of equal size");
   if (len(t, xp) == 0) fail("ValueError", "array of sample points is empty");
-  x = replicated(t, x);
+  // the sample points are gathered whole; the result is elementwise in x and keeps its sharding
   xp = replicated(t, xp);
   fp = replicated(t, fp);
   const DType cd = inexact(trace::promote(dtw(t, x), dtw(t, xp)).dtype, fdflt);
