@@ -103,20 +103,43 @@ ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::
   return array_from_host(host.data(), new_type, NamedSharding(mesh, spec), single_device);
 }
 
+std::string device_ids_on_platform(const Array& a) {
+  std::vector<int64_t> ids;
+  for (size_t p = 0; p < a.shards.size(); ++p) ids.push_back(a.device_of(p));
+  return fmt::format("device ids [{}] on platform CPU", fmt::join(ids, ", "));
+}
+
+std::string incompatible_devices_message(const IncompatibleDevices& e, const std::vector<ArrayRef>& inputs,
+                                         const std::vector<std::string>& names, const std::string& fun) {
+  auto one = [&](size_t i) {
+    const std::string name = i < names.size() && !names[i].empty() ? names[i] : fmt::format("args[{}]", i);
+    return fmt::format("argument {} of {} with shape {} and {}", name, fun, inputs.at(i)->type.str_short(),
+                       device_ids_on_platform(*inputs.at(i)));
+  };
+  return fmt::format("Received incompatible devices for jitted computation. Got {} and {}", one(e.first), one(e.second));
+}
+
 Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& inputs,
                        const std::optional<types::Mesh>& context_mesh, bool always_context) {
   if (inputs.size() != global.params.size())
     throw std::logic_error(fmt::format("internal error: {} takes {} arrays, got {}", global.name, global.params.size(), inputs.size()));
   // The common mesh: the first committed (mesh) input's; single-device arrays follow it.
   const Array* anchor = nullptr;
-  for (auto& in : inputs)
-    if (!in->single_device) {
-      if (!anchor) anchor = in.get();
-      else if (!(in->sharding.mesh() == anchor->sharding.mesh()))
-        throw types::ShardingError("ValueError",
-                                   fmt::format("Received incompatible devices for jitted computation. Got argument on {} and "
-                                               "argument on {}", anchor->sharding.mesh().repr(), in->sharding.mesh().repr()));
+  size_t anchor_at = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& in = inputs[i];
+    if (in->single_device) continue;
+    if (!anchor) {
+      anchor = in.get();
+      anchor_at = i;
+    } else if (!(in->sharding.mesh() == anchor->sharding.mesh())) {
+      throw IncompatibleDevices(anchor_at, i,
+                                fmt::format("Received incompatible devices for jitted computation. Got argument with shape {} and {} "
+                                            "and argument with shape {} and {}",
+                                            anchor->type.str_short(), device_ids_on_platform(*anchor), in->type.str_short(),
+                                            device_ids_on_platform(*in)));
     }
+  }
   // Without committed inputs, a program runs on the context mesh when its types mention that
   // mesh (creation ops with out_sharding, or any op under use_mesh), else on device 0.
   bool on_context = !anchor && always_context && context_mesh && !context_mesh->empty();

@@ -4,6 +4,8 @@
 // it got (place_inputs + compile_global + run_compiled) so a cached call skips the cache key.
 #pragma once
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "exec/array.hpp"
@@ -20,6 +22,21 @@ struct Placement {
   std::vector<ArrayRef> inputs;
   std::vector<types::PartitionSpec> layouts;  // normalized to each input's rank
 };
+
+// Two committed inputs on different device sets (JAX's DeviceAssignmentMismatchError): the
+// positions of the first input and of the first one that disagrees with it. The API layer
+// names them (argument names, shapes, device ids) as JAX's message does.
+struct IncompatibleDevices : std::runtime_error {
+  size_t first, second;
+  IncompatibleDevices(size_t a, size_t b, const std::string& what) : std::runtime_error(what), first(a), second(b) {}
+};
+// JAX's "device ids [0, 1, 2, 3] on platform CPU" for an array's devices.
+std::string device_ids_on_platform(const Array& a);
+// JAX's message: "Received incompatible devices for jitted computation. Got argument x of f
+// with shape float32[8] and device ids [...] on platform CPU and argument y of f ...";
+// `names` name the inputs (args[i] where missing).
+std::string incompatible_devices_message(const IncompatibleDevices& e, const std::vector<ArrayRef>& inputs,
+                                         const std::vector<std::string>& names, const std::string& fun);
 
 // All inputs must live on one mesh, except single-device arrays, which are first placed
 // replicated on the common mesh (JAX moves uncommitted arrays the same way).

@@ -302,10 +302,50 @@ Value eye(Interp& I, CallArgs& a) {
 
 }  // namespace
 
+namespace {
+
+using CreationFn = Value (*)(Interp&, CallArgs&);
+
+// device=NamedSharding naming Auto (or Manual) axes outside a trace: the rules take only
+// Explicit axes in a creation's out_sharding, but JAX builds such an array from a callback
+// over the sharding's devices (lax.full's concrete-sharding path). Here: the array is made
+// unplaced, then jax.device_put to that sharding.
+Value created_on_device(Interp& I, CallArgs& a, CreationFn make) {
+  size_t at = a.kwargs.size();
+  for (size_t k = 0; k < a.kwargs.size(); ++k)
+    if (a.kwargs[k].first == "device") at = k;
+  if (at == a.kwargs.size() || trace::current_trace()) return make(I, a);
+  const Value device = a.kwargs[at].second;
+  const auto* s = as_sharding(device);
+  if (!s || !s->named || !s->named->is_concrete()) return make(I, a);
+  const auto& mesh = s->named->abstract_mesh();
+  bool non_explicit = false;
+  for (const auto& e : s->named->spec().entries())
+    for (const auto& ax : e)
+      if (mesh.has_axis(ax) && mesh.axis_type(ax) != types::AxisType::Explicit) non_explicit = true;
+  if (!non_explicit) return make(I, a);
+  CallArgs unplaced = a;
+  unplaced.kwargs.erase(unplaced.kwargs.begin() + static_cast<std::ptrdiff_t>(at));
+  Value made = make(I, unplaced);
+  Value jax = I.import_module("jax", I.current_loc());
+  return I.call(I.getattr(jax, "device_put"), std::vector<Value>{made, device});
+}
+
+template <CreationFn F>
+Value placed(Interp& I, CallArgs& a) {
+  return created_on_device(I, a, F);
+}
+
+Value zeros(Interp& I, CallArgs& a) { return zeros_ones(I, a, "zeros", 0); }
+Value empty(Interp& I, CallArgs& a) { return zeros_ones(I, a, "empty", 0); }
+Value ones(Interp& I, CallArgs& a) { return zeros_ones(I, a, "ones", 1); }
+
+}  // namespace
+
 void add_jnp_creation(Interp&, ModuleObj& m) {
-  def_jnp(m, "zeros", [](Interp& I, CallArgs& a) { return zeros_ones(I, a, "zeros", 0); });
-  def_jnp(m, "empty", [](Interp& I, CallArgs& a) { return zeros_ones(I, a, "empty", 0); });
-  def_jnp(m, "ones", [](Interp& I, CallArgs& a) { return zeros_ones(I, a, "ones", 1); });
+  def_jnp(m, "zeros", placed<zeros>);
+  def_jnp(m, "empty", placed<empty>);
+  def_jnp(m, "ones", placed<ones>);
   def_jnp(m, "full", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "full", {"shape", "fill_value", "dtype=", "*", "device=", "out_sharding="});
     return full_impl(I, "full", shape_arg(I, p.get("shape"), "full"), p.get("fill_value"), dtype_arg(I, p.get("dtype")),
@@ -317,9 +357,9 @@ void add_jnp_creation(Interp&, ModuleObj& m) {
   def_jnp(m, "full_like", [](Interp& I, CallArgs& a) { return like_impl(I, a, "full_like", std::nullopt); });
   def_jnp(m, "array", [](Interp& I, CallArgs& a) { return array_impl(I, a, true); });
   def_jnp(m, "asarray", [](Interp& I, CallArgs& a) { return array_impl(I, a, false); });
-  def_jnp(m, "arange", arange);
-  def_jnp(m, "linspace", linspace);
-  def_jnp(m, "eye", eye);
+  def_jnp(m, "arange", placed<arange>);
+  def_jnp(m, "linspace", placed<linspace>);
+  def_jnp(m, "eye", placed<eye>);
   def_jnp(m, "identity", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "identity", {"n", "dtype="});
     CallArgs b;

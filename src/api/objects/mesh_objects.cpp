@@ -273,10 +273,10 @@ Value mesh_new(Interp& I, const ClassP&, CallArgs& a) {
   return guarded(I, [&] { return mesh_value(types::Mesh(ids, shape, names, types_)); });
 }
 
-// AbstractMesh(axis_sizes, axis_names, *, axis_types=None); also the older
-// AbstractMesh(shape_tuple) with (('dp', 4), ('mp', 2)).
+// AbstractMesh(axis_sizes, axis_names, axis_types=None) (current JAX takes axis_types
+// positionally too); also the older AbstractMesh(shape_tuple) with (('dp', 4), ('mp', 2)).
 Value abstract_mesh_new(Interp& I, const ClassP&, CallArgs& a) {
-  interp::ArgParser p(I, a, "AbstractMesh", {"axis_sizes", "axis_names=", "*", "axis_types="});
+  interp::ArgParser p(I, a, "AbstractMesh", {"axis_sizes", "axis_names=", "axis_types="});
   std::vector<int64_t> sizes;
   types::AxisNames names;
   auto first = I.to_vector(p.get("axis_sizes"));

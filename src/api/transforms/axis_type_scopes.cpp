@@ -378,6 +378,11 @@ Value constrain_leaf(Interp& I, const Value& x, const sharding::OutSharding& s) 
     return sharding::resolve_out_sharding(sharding::RuleContext{context, "with_sharding_constraint"}, s,
                                           "with_sharding_constraint", /*allow_non_explicit=*/true);
   });
+  // A concrete NamedSharding names its devices, which an eager constraint moves the value to
+  // (the rules resolve it against the abstract mesh only).
+  const auto* given = std::get_if<types::NamedSharding>(&s);
+  if (given && !given->is_concrete()) given = nullptr;
+  if (given && target.abstract_mesh().empty()) target = *given;
   if (target.abstract_mesh().empty()) return x;
   const auto layout = constrained_layout(t, target);
   guarded(I, [&] { types::NamedSharding(target.abstract_mesh(), layout).check_divisible(t.shape()); });
@@ -393,9 +398,15 @@ Value constrain_leaf(Interp& I, const Value& x, const sharding::OutSharding& s) 
   std::optional<types::Mesh> mesh;
   if (!a->array->single_device) mesh = a->array->sharding.mesh();
   else if (target.is_concrete()) mesh = target.mesh();
+  else if (given) mesh = given->mesh();
+  else if (auto c = ctx.concrete(); c && c->abstract_mesh().axis_names() == target.abstract_mesh().axis_names()) mesh = *c;
   if (!mesh) return x;
   if (!a->array->single_device && a->array->sharding.spec().normalized(t.rank()) == layout) return x;
-  return guarded(I, [&] { return wrap(exec::reshard_array(a->array, *mesh, layout, t, false)); });
+  return guarded(I, [&] {
+    // An uncommitted input's type names no mesh: the result's does (a committed array).
+    const auto nt = t.mesh().empty() ? types::ArrayType::from_sharding(t.dtype(), t.shape(), types::NamedSharding(*mesh, layout), {}, t.weak_type()) : t;
+    return wrap(exec::reshard_array(a->array, *mesh, layout, nt, false));
+  });
 }
 
 Value with_sharding_constraint(Interp& I, CallArgs& a) {

@@ -116,11 +116,17 @@ Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::Compile
 
 namespace {
 
+// JAX names the function in errors by its __qualname__ (a lambda: <lambda>).
+std::string qualname_of(Interp& I, const Value& f) {
+  if (auto q = I.try_getattr(f, "__qualname__"); q && (*q)->kind == ObjKind::Str) return static_cast<interp::StrObj&>(**q).v;
+  return fun_name(I, f);
+}
+
 Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
   PreparedCall call = prepare_call(I, j, a);
   if (!call.entry) return I.call(j.fun, a);  // under an outer trace, a nested jit inlines
   CacheEntry& e = *call.entry;
-  auto placed = place_call_inputs(I, e, call.leaves);
+  auto placed = place_call_inputs(I, e, call.leaves, [&] { return dynamic_leaf_names(I, j, a, e.in); }, qualname_of(I, j.fun));
   auto prog = program_for(I, j, e, placed);
   return run_program(I, j, e, *prog, placed);
 }

@@ -7,6 +7,7 @@
 // input layouts (layouts on Auto axes are not in the types). A cached call therefore only
 // flattens its arguments, compares, and runs: no printing, partitioning or LLVM.
 #pragma once
+#include <functional>
 #include <optional>
 #include <map>
 #include <memory>
@@ -106,7 +107,13 @@ Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::Compile
 // The mesh given to calls without committed inputs.
 std::optional<types::Mesh> context_mesh();
 // The inputs of a call placed: on the context mesh, else on the entry's placement mesh.
-exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves);
+// Inputs on different device sets are JAX's "Received incompatible devices" ValueError,
+// naming the arguments by `names(...)` (their leaf names) and the function `fun_name`.
+exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves,
+                                  const std::function<std::vector<std::string>()>& names = {}, const std::string& fun_name = "");
+// Names of the dynamic leaves of a call: parameter names of the non-static positionals, then
+// the keyword names.
+std::vector<std::string> dynamic_leaf_names(Interp& I, const JitObj& j, const CallArgs& a, const TreeDef& in);
 
 // ---- jit_lowered.cpp -------------------------------------------------------------------------
 

@@ -45,24 +45,6 @@ void append(std::vector<std::string>& to, std::vector<std::string> more) {
   for (auto& s : more) to.push_back(std::move(s));
 }
 
-// Names of the dynamic leaves of a call: parameter names of the non-static positionals, then
-// the keyword names (JAX's fallback for unnamed arguments is "i/n").
-std::vector<std::string> dynamic_leaf_names(Interp& I, const JitObj& j, const CallArgs& a, const TreeDef& in) {
-  CallParts parts = split_call(I, j.fun, j.opts, a);
-  std::vector<std::string> params;
-  if (j.fun->kind == ObjKind::Function)
-    if (auto* ps = static_cast<interp::FunctionObj&>(*j.fun).params)
-      for (auto& p : ps->positional) params.push_back(p.name);
-  std::vector<std::string> names;
-  const auto& pos = in.children.at(0).children;
-  size_t d = 0;
-  for (size_t i = 0; i < parts.pos_static.size() && d < pos.size(); ++i)
-    if (!parts.pos_static[i]) append(names, leaf_path_strings(I, pos[d++], i < params.size() ? params[i] : fmt::format("args[{}]", i)));
-  const TreeDef& kw = in.children.at(1);
-  for (size_t i = 0; i < kw.children.size(); ++i) append(names, leaf_path_strings(I, kw.children[i], bi::str_arg(I, kw.keys[i], "keyword")));
-  return names;
-}
-
 ClassP lowered_class();
 ClassP compiled_class();
 
@@ -185,6 +167,24 @@ ClassP compiled_class() {
 }
 
 }  // namespace
+
+// JAX's fallback name for an unnamed positional is args[i].
+std::vector<std::string> dynamic_leaf_names(Interp& I, const JitObj& j, const CallArgs& a, const TreeDef& in) {
+  CallParts parts = split_call(I, j.fun, j.opts, a);
+  std::vector<std::string> params;
+  if (j.fun->kind == ObjKind::Function)
+    if (auto* ps = static_cast<interp::FunctionObj&>(*j.fun).params)
+      for (auto& p : ps->positional) params.push_back(p.name);
+  std::vector<std::string> names;
+  const auto& pos = in.children.at(0).children;
+  size_t d = 0;
+  for (size_t i = 0; i < parts.pos_static.size() && d < pos.size(); ++i)
+    if (!parts.pos_static[i]) append(names, leaf_path_strings(I, pos[d++], i < params.size() ? params[i] : fmt::format("args[{}]", i)));
+  const TreeDef& kw = in.children.at(1);
+  for (size_t i = 0; i < kw.children.size(); ++i) append(names, leaf_path_strings(I, kw.children[i], bi::str_arg(I, kw.keys[i], "keyword")));
+  return names;
+}
+
 
 Value lower_jitted(Interp& I, const Value& self, JitObj& j, CallArgs& a) {
   PreparedCall call = prepare_call(I, j, a);

@@ -121,10 +121,21 @@ std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts) {
 
 }  // namespace
 
-exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves) {
-  if (auto c = context_mesh()) return guarded(I, [&] { return exec::place_inputs(entry.fn, leaves, c); });
-  const auto& named = entry.placement_mesh;
-  return guarded(I, [&] { return exec::place_inputs(entry.fn, leaves, named, /*always_context=*/named.has_value()); });
+exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves,
+                                  const std::function<std::vector<std::string>()>& names, const std::string& fun_name) {
+  auto place = [&] {
+    if (auto c = context_mesh()) return exec::place_inputs(entry.fn, leaves, c);
+    const auto& named = entry.placement_mesh;
+    return exec::place_inputs(entry.fn, leaves, named, /*always_context=*/named.has_value());
+  };
+  return guarded(I, [&] {
+    try {
+      return place();
+    } catch (const exec::IncompatibleDevices& e) {
+      throw types::ShardingError("ValueError", exec::incompatible_devices_message(e, leaves, names ? names() : std::vector<std::string>{},
+                                                                                  fun_name.empty() ? entry.fn.name : fun_name));
+    }
+  });
 }
 
 std::string fun_name(Interp& I, const Value& f) {
