@@ -211,6 +211,21 @@ void gemm_kernel(DType dtype, int64_t batch, int64_t m, int64_t n, int64_t k, co
   // One OpenBLAS thread per call: each device thread is its own worker.
   static std::once_flag once;
   std::call_once(once, [] { openblas_set_num_threads(1); });
+  if (dtype == DType::F16 || dtype == DType::BF16) {
+    // Widened to float32 (exact), multiplied there, rounded once, as XLA's CPU dot does.
+    auto widen = [&](const void* p, int64_t count) {
+      std::vector<float> w(static_cast<size_t>(count));
+      const auto* h = static_cast<const uint16_t*>(p);
+      for (int64_t i = 0; i < count; ++i) w[static_cast<size_t>(i)] = types::half_to_float(h[i], dtype);
+      return w;
+    };
+    const std::vector<float> L = widen(lhs, batch * m * k), R = widen(rhs, batch * k * n);
+    std::vector<float> product(static_cast<size_t>(batch * m * n));
+    gemm_kernel(DType::F32, batch, m, n, k, L.data(), R.data(), product.data());
+    auto* o = static_cast<uint16_t*>(out);
+    for (size_t i = 0; i < product.size(); ++i) o[i] = types::round_to_half(product[i], dtype);
+    return;
+  }
   if (dtype == DType::F32) {
     for (int64_t b = 0; b < batch; ++b)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, static_cast<const float*>(lhs) + b * m * k, k,

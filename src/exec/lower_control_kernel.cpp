@@ -62,16 +62,7 @@ bool op_compiles(const ir::Function& f, const ir::Op& op) {
   }
 }
 
-// f16 / bf16 arithmetic is not supported by the kernels yet: such bodies keep the step path,
-// which reports it as before.
-bool half_precision(const ir::Function& f) {
-  for (const auto& t : f.value_types)
-    if (t.dtype() == DType::F16 || t.dtype() == DType::BF16) return true;
-  return false;
-}
-
 bool region_compiles(const ir::Function& f) {
-  if (half_precision(f)) return false;
   for (const auto& op : f.ops) {
     if (!op_compiles(f, op)) return false;
     if (op.kind != OpKind::Fusion)  // a fusion's region is an element loop by construction
@@ -500,8 +491,6 @@ class KernelBuilder {
 }  // namespace
 
 bool can_compile_control_flow(const ir::Op& op, const ir::Function& fn) {
-  for (auto v : op.operands)
-    if (fn.type(v).dtype() == DType::F16 || fn.type(v).dtype() == DType::BF16) return false;
   for (const auto& r : op.regions)
     if (!region_compiles(*r)) return false;
   return true;

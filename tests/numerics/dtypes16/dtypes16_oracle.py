@@ -247,6 +247,24 @@ case("matmul_jit_fused", "jax.jit(lambda x, c: (x @ c) * 2 + 1)(X, C)",
 case("dot_preferred_f32", "jnp.dot(X, C, preferred_element_type=jnp.float32)",
      lambda x, f, o: (x["X"].astype(np.float64) @ x["C"].astype(np.float64)).astype(np.float32), "float32", "ulp1")
 
+# compiled loops and branches (one LLVM function per loop): the same rounding per op
+def loop_ref(f, x, y, n):
+    for _ in range(n):
+        x = f.r(f.r(x * f.r(np.float32(0.5))) + y)
+    return x
+
+
+case("fori_loop", "jax.lax.fori_loop(0, 5, lambda i, c: c * 0.5 + Y, X)", lambda x, f, o: loop_ref(f, x["X"], x["Y"], 5))
+case("jit_fori_loop", "jax.jit(lambda x, y: jax.lax.fori_loop(0, 5, lambda i, c: c * 0.5 + y, x))(X, Y)",
+     lambda x, f, o: loop_ref(f, x["X"], x["Y"], 5))
+case("scan_cumsum", "jax.lax.scan(lambda c, r: (c + r, c + r), jnp.zeros(16, DT), X)[1]",
+     lambda x, f, o: seq_sum(f, x["X"], 0))
+case("scan_matmul", "jax.lax.scan(lambda c, r: (c, c @ r.reshape(16, 1)), X, jnp.stack([C[:, 0], C[:, 1]]))[1]",
+     lambda x, f, o: np.stack([f.r((x["X"].astype(np.float64) @ x["C"][:, j:j + 1].astype(np.float64)).astype(np.float32))
+                               for j in range(2)]), tol="ulp1")
+case("cond", "jax.lax.cond(X[0, 0] > 0, lambda a: a * 3, lambda a: a / 3, Y)",
+     lambda x, f, o: f.r(x["Y"] * 3) if x["X"][0, 0] > 0 else f.r(x["Y"] / 3))
+
 # on a mesh: dtypes do not change sharding; collectives move 2-byte elements
 SHARDED = "jax.device_put({}, NamedSharding(mesh, P('x')))"
 case("mesh_add", f"jax.jit(lambda x, y: x + y)({SHARDED.format('X')}, {SHARDED.format('Y')})",
