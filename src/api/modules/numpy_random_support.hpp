@@ -1,7 +1,8 @@
 // What numpy.random's two APIs share (Generator in numpy_random.cpp, RandomState and the
 // module functions in numpy_random_legacy.cpp): a bit generator behind one interface,
 // argument handling, building results, and the integer / permutation / choice algorithms
-// with the variations numpy's two APIs differ by.
+// with the variations numpy's two APIs differ by (permutations and choice are in
+// numpy_random_sampling.cpp).
 #pragma once
 #include <functional>
 #include <optional>
