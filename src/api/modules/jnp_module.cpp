@@ -1,5 +1,7 @@
 // The jax.numpy module: dtypes, constants, and the op families (jnp_module_*.cpp). Every
 // jnp function returns device arrays: numpy (host) operands are moved to the device first.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 
@@ -45,6 +47,12 @@ void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn) {
     for (auto& kv : a.kwargs) kv.second = device_args(I, kv.second);
     return fn(I, a);
   });
+}
+
+void check_arraylike(Interp& I, const std::string& fname, const std::vector<Value>& args) {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!is_array_like(args[i]) && !python_scalar_type(args[i], false) && !interp::bi::str_of(args[i]))  // np.isscalar(str)
+      I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got <class '{}'> at position {}.", fname, I.type_name(args[i]), i));
 }
 
 void register_jnp_module() {

@@ -10,6 +10,10 @@ namespace shard::api {
 // A jax.numpy function: numpy (host) array arguments are moved to the device first.
 void def_jnp(ModuleObj& m, const std::string& name, NativeFn fn);
 
+// JAX's check_arraylike: every argument an array or a Python scalar, else its TypeError
+// naming the first offender's type and position (jnp_module.cpp).
+void check_arraylike(Interp& I, const std::string& fname, const std::vector<Value>& args);
+
 // jax.errors.ConcretizationTypeError with the given message (op_args.cpp).
 [[noreturn]] void raise_concretization_error(Interp& I, const std::string& message);
 

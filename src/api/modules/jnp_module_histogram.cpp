@@ -289,11 +289,15 @@ void interp_end(Interp& I, const Value& v, const char* which, bool& extrapolate,
 void add_jnp_histogram(Interp&, ModuleObj& m) {
   def_jnp(m, "histogram_bin_edges", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "histogram_bin_edges", {"a", "bins=", "range=", "weights="});
+    check_arraylike(I, "histogram_bin_edges", {p.get("a"), p.has("bins") ? p.get("bins") : interp::make_int(10)});
     auto bins = bins_arg(I, p.get("bins"));
     return jnp_edges(I, array_value(I, p.get("a")), bins, p.get("range"));
   });
   def_jnp(m, "histogram", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "histogram", {"a", "bins=", "range=", "weights=", "density="});
+    std::vector<Value> checked{p.get("a"), p.has("bins") ? p.get("bins") : interp::make_int(10)};
+    if (!is_none(p.get("weights"))) checked.push_back(p.get("weights"));
+    check_arraylike(I, "histogram", checked);
     auto bins = bins_arg(I, p.get("bins"));
     Value x = array_value(I, p.get("a"));
     const bool has_w = !is_none(p.get("weights"));
@@ -317,6 +321,7 @@ void add_jnp_histogram(Interp&, ModuleObj& m) {
   });
   def_jnp(m, "interp", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "interp", {"x", "xp", "fp", "left=", "right=", "period="});
+    check_arraylike(I, "interp", {p.get("x"), p.get("xp"), p.get("fp")});
     std::vector<Value> ops{array_operand(I, p.get("x")), array_operand(I, p.get("xp")), array_operand(I, p.get("fp"))};
     InterpEnds ends;
     bool has_left = false, has_right = false;

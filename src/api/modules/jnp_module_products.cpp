@@ -151,6 +151,7 @@ std::string np_mode_arg(Interp& I, const Value& v, const char* dflt) {
 void add_jnp_products(Interp&, ModuleObj& m) {
   def_jnp(m, "cross", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "cross", {"a", "b", "axisa=", "axisb=", "axisc=", "axis="});
+    check_arraylike(I, "cross", {p.get("a"), p.get("b")});
     auto axes = cross_axes(I, p);
     return apply(I, "cross", {array_value(I, p.get("a")), array_value(I, p.get("b"))}, [&](Trace& t, const std::vector<ValueId>& ids) {
       const DType d = trace::promote(dtw(t, ids[0]), dtw(t, ids[1])).dtype;
@@ -160,6 +161,7 @@ void add_jnp_products(Interp&, ModuleObj& m) {
   for (bool corr : {false, true}) {
     def_jnp(m, corr ? "correlate" : "convolve", [corr](Interp& I, CallArgs& a) {
       ArgParser p(I, a, corr ? "correlate" : "convolve", {"a", "v", "mode=", "*", "precision=", "preferred_element_type="});
+      check_arraylike(I, corr ? "correlate" : "convolve", {p.get("a"), p.get("v")});
       const std::string mode = mode_arg(I, p.get("mode"), corr ? "valid" : "full");
       auto pet = dtype_arg(I, p.get("preferred_element_type"));
       return apply(I, corr ? "correlate" : "convolve", {array_value(I, p.get("a")), array_value(I, p.get("v"))},
@@ -174,6 +176,7 @@ void add_jnp_products(Interp&, ModuleObj& m) {
   }
   def_jnp(m, "polyval", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "polyval", {"p", "x", "*", "unroll="});
+    check_arraylike(I, "polyval", {p.get("p"), p.get("x")});
     std::vector<Value> ops{array_value(I, p.get("p")), p.get("x")};
     if (!python_scalar_type(ops[1], false)) ops[1] = array_value(I, ops[1]);
     return apply(I, "polyval", ops, [&](Trace& t, const std::vector<ValueId>& ids) {

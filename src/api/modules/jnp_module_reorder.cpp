@@ -212,6 +212,7 @@ std::pair<int64_t, int64_t> rot90_axes(Interp& I, const Value& axes_v, int64_t n
 void add_jnp_reorder(Interp&, ModuleObj& m) {
   def_jnp(m, "rot90", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "rot90", {"m", "k=", "axes="});
+    check_arraylike(I, "rot90", {p.get("m")});
     Value x = is_array_like(p.get("m")) ? p.get("m") : to_array(I, p.get("m"), std::nullopt, false);
     const int64_t k = is_none(p.get("k")) ? 1 : int_arg(I, p.get("k"), "k");
     const Shape s = type_of(x).shape();
@@ -223,6 +224,7 @@ void add_jnp_reorder(Interp&, ModuleObj& m) {
   });
   def_jnp(m, "lexsort", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "lexsort", {"keys", "axis="});
+    if (!is_array_like(p.get("keys"))) check_arraylike(I, "lexsort", I.to_vector(p.get("keys")));
     auto keys = lexsort_keys(I, p.get("keys"), false);
     const int64_t axis = is_none(p.get("axis")) ? -1 : int_arg(I, p.get("axis"), "axis");
     return apply(I, "lexsort", keys, [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{lexsort_body(t, ids, axis, DType::I32)}; });
@@ -232,6 +234,7 @@ void add_jnp_reorder(Interp&, ModuleObj& m) {
     if (is_none(p.get("inplace")) || I.truthy(p.get("inplace")))
       I.raise("ValueError", "jax.numpy.put cannot modify arrays in-place, because JAX arrays are immutable. Pass inplace=False to instead "
                             "return an updated array.");
+    check_arraylike(I, "put", {p.get("a"), p.get("ind"), p.get("v")});
     PutMode mode = PutMode::Clamp;
     if (!is_none(p.get("mode"))) {
       std::string md = I.str(p.get("mode"));
@@ -256,6 +259,7 @@ void add_jnp_reorder(Interp&, ModuleObj& m) {
     });
     def_jnp(m, nm + "_from", [upper](Interp& I, CallArgs& a) {
       ArgParser p(I, a, upper ? "triu_indices_from" : "tril_indices_from", {"arr", "k="});
+      check_arraylike(I, upper ? "triu_indices_from" : "tril_indices_from", {p.get("arr")});
       Shape s = shape_of(I, p.get("arr"));
       if (s.size() != 2) I.raise("ValueError", "Only 2-D inputs are accepted");
       const int64_t k = is_none(p.get("k")) ? 0 : int_arg(I, p.get("k"), "k");
@@ -270,6 +274,7 @@ void add_jnp_reorder(Interp&, ModuleObj& m) {
   });
   def_jnp(m, "diag_indices_from", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "diag_indices_from", {"arr"});
+    check_arraylike(I, "diag_indices_from", {p.get("arr")});
     return diag_from(I, p.get("arr"), DType::I32, false);
   });
 }
