@@ -12,12 +12,36 @@ llvm::Type* shaped_like(llvm::Value* v, llvm::Type* scalar) {
   if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) return llvm::VectorType::get(scalar, vt->getElementCount());
   return scalar;
 }
+// F16C (vcvtps2ph / vcvtph2ps) converts float32 <-> float16 in hardware with the same
+// rounding (nearest even, NaN quieted with its top payload bits); kernels run on this host.
+bool host_has_f16c() {
+  static const bool has = [] {
+    const auto features = llvm::sys::getHostCPUFeatures();
+    auto it = features.find("f16c");
+    return it != features.end() && it->second;
+  }();
+  return has;
+}
 }  // namespace
 
-llvm::Value* emit_round_to_half(llvm::IRBuilder<>& b, llvm::Value* x, DType to) {
+llvm::Value* emit_round_to_half(llvm::IRBuilder<>& b, llvm::Value* x, DType to, bool hardware) {
   llvm::IRBuilder<>::FastMathFlagGuard exact(b);  // the magic addition must round as IEEE says
   b.clearFastMathFlags();
   const bool from_double = x->getType()->getScalarType()->isDoubleTy();
+  if (hardware && !from_double && to == DType::F16 && host_has_f16c())
+    return b.CreateBitCast(b.CreateFPTrunc(x, shaped_like(x, b.getHalfTy())), shaped_like(x, b.getInt16Ty()));
+  if (!from_double && to == DType::BF16) {
+    // float32 and bfloat16 share the exponent: dropping 16 mantissa bits with the carry of
+    // the rounding increment covers subnormals and overflow to inf alike; NaN stays quiet.
+    auto* u32 = shaped_like(x, b.getInt32Ty());
+    auto c = [&](uint32_t v) { return llvm::ConstantInt::get(u32, v); };
+    auto* bits = b.CreateBitCast(x, u32);
+    auto* high = b.CreateLShr(bits, c(16));
+    auto* rounded = b.CreateLShr(b.CreateAdd(b.CreateAdd(bits, c(0x7fff)), b.CreateAnd(high, c(1))), c(16));
+    auto* nan = b.CreateFCmpUNO(x, x);
+    auto* out = b.CreateSelect(nan, b.CreateOr(high, c(0x40)), rounded);
+    return b.CreateTrunc(out, shaped_like(x, b.getInt16Ty()));
+  }
   const types::FloatFormat from = from_double ? types::kFloat64 : types::kFloat32;
   const types::FloatFormat tf = types::half_format(to);
   const types::HalfRounding r = types::half_rounding(from, tf);
@@ -54,10 +78,11 @@ llvm::Value* emit_round_to_half(llvm::IRBuilder<>& b, llvm::Value* x, DType to) 
   return b.CreateOr(out, sign);
 }
 
-llvm::Value* emit_half_to_float(llvm::IRBuilder<>& b, llvm::Value* h, DType from) {
+llvm::Value* emit_half_to_float(llvm::IRBuilder<>& b, llvm::Value* h, DType from, bool hardware) {
   auto* i32 = shaped_like(h, b.getInt32Ty());
   auto* f32 = shaped_like(h, b.getFloatTy());
   auto c = [&](uint32_t v) { return llvm::ConstantInt::get(i32, v); };
+  if (hardware && from == DType::F16 && host_has_f16c()) return b.CreateFPExt(b.CreateBitCast(h, shaped_like(h, b.getHalfTy())), f32);
   auto* wide = b.CreateZExt(h, i32);
   if (from == DType::BF16) return b.CreateBitCast(b.CreateShl(wide, c(16)), f32);
   llvm::IRBuilder<>::FastMathFlagGuard exact(b);

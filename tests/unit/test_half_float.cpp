@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "codegen/elementwise_kernel.hpp"
+#include "codegen/half_float_ir.hpp"
 #include "jit/kernel_jit.hpp"
+#include "jit/llvm_headers.hpp"
 #include "types/half_float.hpp"
 
 using namespace shard;
@@ -158,4 +160,68 @@ TEST_CASE("kernels round a float64 to float16 once", "[half][codegen]") {
   for (size_t i = 0; i < in.size(); ++i) bad += out[i] != types::round_to_half(in[i], DType::F16);
   CHECK(bad == 0);
   CHECK(out[0] == 0x3c01);
+}
+
+namespace {
+// void name(const float* in, uint16_t* bits, float* back, i64 n): bits = round(in), back =
+// widen(bits), through the integer steps only (no F16C), one element per iteration.
+using SoftFn = void(const float*, uint16_t*, float*, int64_t);
+SoftFn* compile_soft_round_trip(DType t, const std::string& name) {
+  jit::ModuleHandle mh(name);
+  llvm::IRBuilder<> b(mh.context());
+  auto* ptr = b.getPtrTy();
+  auto* i64 = b.getInt64Ty();
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr, i64}, false),
+                                    llvm::Function::ExternalLinkage, name, mh.module());
+  auto* entry = llvm::BasicBlock::Create(mh.context(), "entry", fn);
+  auto* loop = llvm::BasicBlock::Create(mh.context(), "loop", fn);
+  auto* exit = llvm::BasicBlock::Create(mh.context(), "exit", fn);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(fn->getArg(3), b.getInt64(0)), loop, exit);
+  b.SetInsertPoint(loop);
+  auto* i = b.CreatePHI(i64, 2);
+  i->addIncoming(b.getInt64(0), entry);
+  auto* x = b.CreateLoad(b.getFloatTy(), b.CreateGEP(b.getFloatTy(), fn->getArg(0), i));
+  auto* h = codegen::emit_round_to_half(b, x, t, /*hardware=*/false);
+  b.CreateStore(h, b.CreateGEP(b.getInt16Ty(), fn->getArg(1), i));
+  auto* in_bits = b.CreateTrunc(b.CreateBitCast(x, b.getInt32Ty()), b.getInt16Ty());  // widen the input's low bits too
+  b.CreateStore(codegen::emit_half_to_float(b, in_bits, t, /*hardware=*/false), b.CreateGEP(b.getFloatTy(), fn->getArg(2), i));
+  auto* next = b.CreateAdd(i, b.getInt64(1));
+  i->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpSLT(next, fn->getArg(3)), loop, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  half_test_jit().add(std::move(mh));
+  return half_test_jit().lookup_fn<SoftFn>(name);
+}
+}  // namespace
+
+TEST_CASE("the integer rounding and widening steps (used without F16C) match the host helper", "[half][codegen]") {
+  // Inputs whose low 16 bits run through every pattern (for the widening), plus ties and
+  // random values (for the rounding).
+  std::vector<float> in;
+  for (uint32_t h = 0; h < 65536; ++h) in.push_back(f32_from(0x3f800000u ^ (h << 16) ^ h));
+  for (DType t : {DType::F16, DType::BF16})
+    for (uint32_t h = 0; h < 0x7c00; h += 5) {
+      const double lo = types::half_to_float(static_cast<uint16_t>(h), t), hi = types::half_to_float(static_cast<uint16_t>(h + 1), t);
+      in.push_back(static_cast<float>((lo + hi) / 2));
+    }
+  std::mt19937 rng(3);
+  for (int i = 0; i < 100000; ++i) in.push_back(f32_from(static_cast<uint32_t>(rng())));
+  const int64_t n = static_cast<int64_t>(in.size());
+  for (DType t : {DType::F16, DType::BF16}) {
+    auto* fn = compile_soft_round_trip(t, t == DType::F16 ? "soft_f16" : "soft_bf16");
+    std::vector<uint16_t> bits(in.size());
+    std::vector<float> back(in.size());
+    fn(in.data(), bits.data(), back.data(), n);
+    int bad_round = 0, bad_widen = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const bool nan = std::isnan(in[i]);
+      bad_round += nan ? !std::isnan(types::half_to_float(bits[i], t)) : bits[i] != types::round_to_half(in[i], t);
+      const float want = types::half_to_float(static_cast<uint16_t>(f32_bits(in[i])), t);
+      bad_widen += std::isnan(want) ? !std::isnan(back[i]) : f32_bits(back[i]) != f32_bits(want);
+    }
+    CHECK(bad_round == 0);
+    CHECK(bad_widen == 0);
+  }
 }
