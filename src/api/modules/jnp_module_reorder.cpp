@@ -172,7 +172,8 @@ Value diag_from(Interp& I, const Value& arr, DType d, bool host) {
 std::vector<Value> lexsort_keys(Interp& I, const Value& keys, bool host) {
   std::vector<Value> out;
   if (is_array_like(keys)) {
-    if (type_of(keys).rank() == 0) I.raise("TypeError", "iteration over a 0-d array");
+    // jnp iterates the array (tuple(keys)); numpy takes a 0-d array as no keys
+    if (type_of(keys).rank() == 0) I.raise("TypeError", host ? "need sequence of keys with len > 0 in lexsort" : "iteration over a 0-d array");
     for (int64_t r = 0; r < type_of(keys).shape()[0]; ++r) out.push_back(op_getitem(I, keys, interp::make_int(r)));
   } else {
     for (auto& k : I.to_vector(keys)) out.push_back(is_array_like(k) ? k : to_array(I, k, std::nullopt, host));
