@@ -222,7 +222,8 @@ bool exact_on_half(EwOp op) {
   switch (op) {
     case EwOp::Const: case EwOp::StopGradient: case EwOp::Select: case EwOp::Neg: case EwOp::Abs: case EwOp::Sign:
     case EwOp::Floor: case EwOp::Ceil: case EwOp::Round: case EwOp::Max: case EwOp::Min: case EwOp::Clamp:
-    case EwOp::BitcastConvert: case EwOp::IntegerPow:  // integer_pow rounds after each multiply itself
+    case EwOp::BitcastConvert: case EwOp::NextAfter:
+    case EwOp::IntegerPow:  // integer_pow rounds after each multiply itself
       return true;
     default: return false;
   }
@@ -267,6 +268,9 @@ llvm::Value* ScalarOps::emit_in_register(const EwNode& node, const std::vector<l
       return is_half_float(to) ? from_storage(x, to) : x;
     }
     case EwOp::ErfInv: return emit_erf_inv(b_, m_, args[0], node.dtype);
+    case EwOp::NextAfter:
+      if (is_half_float(node.dtype)) return half_nextafter(args[0], args[1], node.dtype);
+      break;
     case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
       return emit_shift(b_, node.op, args[0], args[1], node.dtype);
     case EwOp::Select: return b_.CreateSelect(args[0], args[1], args[2]);
@@ -415,6 +419,23 @@ llvm::Value* ScalarOps::float_floordiv_mod(EwOp op, llvm::Value* a, llvm::Value*
   floordiv = b_.CreateSelect(div_nz, floordiv, intrinsic(llvm::Intrinsic::copysign, {zero, b_.CreateFDiv(a, b)}));
   // Division by zero: numpy gives a / b (inf or nan).
   return b_.CreateSelect(b_.CreateFCmpOEQ(b, zero), b_.CreateFDiv(a, b), floordiv);
+}
+
+// nextafter in a 16-bit type steps its bit pattern (numpy's npy_half_nextafter): one ulp of
+// the 16-bit type towards y; from zero, the smallest subnormal with y's sign; NaN if either is.
+llvm::Value* ScalarOps::half_nextafter(llvm::Value* x, llvm::Value* y, DType t) {
+  auto* i16 = b_.getInt16Ty();
+  auto* bits = to_storage(x, t);  // exact: x holds a 16-bit value
+  auto* y_sign = b_.CreateAnd(to_storage(y, t), llvm::ConstantInt::get(i16, 0x8000));
+  auto* away_from_zero = b_.CreateICmpEQ(b_.CreateFCmpOLT(x, y), b_.CreateFCmpOGT(x, llvm::ConstantFP::get(x->getType(), 0.0)));
+  llvm::Value* step = b_.CreateSelect(away_from_zero, b_.CreateAdd(bits, llvm::ConstantInt::get(i16, 1)),
+                                      b_.CreateSub(bits, llvm::ConstantInt::get(i16, 1)));
+  auto* zero = b_.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0));
+  step = b_.CreateSelect(zero, b_.CreateOr(y_sign, llvm::ConstantInt::get(i16, 1)), step);
+  llvm::Value* r = from_storage(step, t);
+  r = b_.CreateSelect(b_.CreateFCmpOEQ(x, y), y, r);
+  auto* nan = b_.CreateFCmpUNO(x, y);
+  return b_.CreateSelect(nan, b_.CreateFAdd(x, y), r);
 }
 
 // x ** n for a known integer n, as XLA expands integer_pow: square-and-multiply (x*x for n = 2,

@@ -34,6 +34,7 @@ class ScalarOps {
   llvm::Value* int_divmod(EwOp op, llvm::Value* x, llvm::Value* y, bool is_unsigned);
   llvm::Value* float_floordiv_mod(EwOp op, llvm::Value* x, llvm::Value* y);
   llvm::Value* logaddexp(llvm::Value* x, llvm::Value* y);
+  llvm::Value* half_nextafter(llvm::Value* x, llvm::Value* y, types::DType t);
   llvm::Value* integer_pow(llvm::Value* x, types::DType t, int64_t n);
   llvm::Value* libm(const char* f32_name, const char* f64_name, std::vector<llvm::Value*> args);
   llvm::Value* intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);

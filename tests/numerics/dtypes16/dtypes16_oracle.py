@@ -128,6 +128,19 @@ def seq_sum(fmt, v, axis):
     return np.moveaxis(out, 0, axis)
 
 
+def half_nextafter(fmt, x, y):
+    """One 16-bit ulp from x towards y, on bit patterns (numpy's npy_half_nextafter)."""
+    if fmt is F16:
+        return np.nextafter(x.astype(np.float16), y.astype(np.float16)).astype(np.float32)
+    bits = fmt.bits(x).astype(np.int32)
+    away = (x < y) == (x > 0)
+    step = np.where(away, bits + 1, bits - 1)
+    step = np.where(x == 0, (fmt.bits(y).astype(np.int32) & 0x8000) | 1, step)
+    r = fmt.value(step.astype(np.uint16))
+    r = np.where(x == y, y, r)
+    return np.where(np.isnan(x) | np.isnan(y), np.nan, r).astype(np.float32)
+
+
 def seq_prod(fmt, v, axis):
     """A running product rounded after every step (cumprod's scan)."""
     v = np.moveaxis(v, axis, 0)
@@ -159,6 +172,10 @@ case("integer_pow_neg2", "X ** -2", lambda x, f, o: f.r(1 / f.r(x["X"] * x["X"])
 case("floor", "jnp.floor(X)", lambda x, f, o: np.floor(x["X"]))
 case("round", "jnp.round(X)", lambda x, f, o: np.round(x["X"]))
 case("sign", "jnp.sign(S)", lambda x, f, o: np.sign(x["S"]))
+case("nextafter", "jnp.nextafter(X, Y)", lambda x, f, o: half_nextafter(f, x["X"], x["Y"]))
+case("nextafter_specials", "jnp.nextafter(S, jnp.flip(S))", lambda x, f, o: half_nextafter(f, x["S"], x["S"][::-1]))
+case("nextafter_zero", "jnp.nextafter(jnp.zeros(2, DT), jnp.array([1.0, -1.0], DT))",
+     lambda x, f, o: half_nextafter(f, np.zeros(2, np.float32), np.array([1.0, -1.0], np.float32)))
 case("where", "jnp.where(X > Y, X, Y)", lambda x, f, o: np.where(x["X"] > x["Y"], x["X"], x["Y"]))
 case("less", "X < Y", lambda x, f, o: x["X"] < x["Y"], "bool")
 case("isnan", "jnp.isnan(S)", lambda x, f, o: np.isnan(x["S"]), "bool")
