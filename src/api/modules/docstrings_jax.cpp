@@ -103,6 +103,30 @@ P(('dp', 'mp')) splits one dimension over several axes.)"},
     {"jax.sharding.Mesh", "Mesh(devices, axis_names, *, axis_types=None)",
      R"(Devices arranged in an n-dimensional array whose axes have names; usually
 made with jax.make_mesh.)"},
+    {"jax.jacfwd", "jacfwd(fun, argnums=0, has_aux=False, holomorphic=False)",
+     R"(The Jacobian of `fun` by forward mode (one JVP per input element, batched).)"},
+    {"jax.jacrev", "jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False)",
+     R"(The Jacobian of `fun` by reverse mode (one VJP per output element, batched).)"},
+    {"jax.hessian", "hessian(fun, argnums=0, has_aux=False, holomorphic=False)",
+     R"(The Hessian of scalar `fun`: jacfwd(jacrev(fun)).)"},
+    {"jax.local_device_count", "local_device_count(backend=None)", R"(How many devices this process drives.)"},
+    {"jax.process_index", "process_index(backend=None)",
+     R"(This process's index (0 unless shard runs under mpirun with several processes).)"},
+    {"jax.process_count", "process_count(backend=None)", R"(How many processes run the program (1 without mpirun).)"},
+    {"jax.device_get", "device_get(x)", R"(The pytree `x` with its arrays copied to host numpy arrays.)"},
+    {"jax.sharding.set_mesh", "set_mesh(mesh)", R"(The same as jax.set_mesh.)"},
+    {"jax.sharding.get_mesh", "get_mesh()", R"(The concrete context mesh (set by set_mesh / use_mesh).)"},
+    {"jax.sharding.auto_axes", "auto_axes(fun=None, *, axes=None, out_sharding=None)",
+     R"(Run `fun` (or, as a context manager, a block) with the named Explicit mesh
+axes switched to Auto: the partitioner lays those out; `out_sharding` gives
+the results' explicit sharding back.)"},
+    {"jax.sharding.explicit_axes", "explicit_axes(fun=None, *, axes=None, in_sharding=None)",
+     R"(Run `fun` (or a block) with the named Auto mesh axes switched to Explicit,
+the arguments resharded by `in_sharding`.)"},
+    {"jax.sharding.SingleDeviceSharding", "SingleDeviceSharding(device, *, memory_kind=None)",
+     R"(All of an array on one device.)"},
+    {"jax.sharding.AxisType", "AxisType", R"(How a mesh axis is sharded: Explicit (in the types, rules propagate it), Auto
+(the partitioner decides) or Manual (inside shard_map).)"},
     {"jax.profiler.trace", "trace(log_dir, create_perfetto_link=False, create_perfetto_trace=False)",
      R"(A context manager recording shard's timeline while its block runs.
 

@@ -127,6 +127,58 @@ indices (under jit `size` must be given: the result's shape must be static).)"},
      R"(A sorted copy of `a` along `axis` (flattened when None); NaNs sort last.)"},
     {"jax.numpy.argsort", "argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)",
      R"(The indices that sort `a` along `axis`; ties keep their order.)"},
+    // ---- more shape and data movement ----
+    {"jax.numpy.astype", "astype(x, dtype, /, *, copy=False, device=None)",
+     R"(`x` converted to `dtype` (floats to integers truncate toward zero).)"},
+    {"jax.numpy.ravel", "ravel(a, order='C')", R"(`a` flattened to one dimension, in row-major order.)"},
+    {"jax.numpy.tile", "tile(A, reps)", R"(`A` repeated `reps` times along each dimension.)"},
+    {"jax.numpy.repeat", "repeat(a, repeats, axis=None, *, total_repeat_length=None)",
+     R"(Each element of `a` repeated `repeats` times along `axis` (flattened when
+None). With an array of repeats the result's length depends on values, so
+under jit `total_repeat_length` must give it.)"},
+    {"jax.numpy.pad", "pad(array, pad_width, mode='constant', constant_values=0)",
+     R"(`array` padded by `pad_width` ((before, after) per dimension).)"},
+    {"jax.numpy.roll", "roll(a, shift, axis=None)",
+     R"(The elements of `a` shifted by `shift` along `axis`, wrapping around.)"},
+    {"jax.numpy.flip", "flip(m, axis=None)", R"(`m` with the order of its elements reversed along `axis` (all when None).)"},
+    {"jax.numpy.diff", "diff(a, n=1, axis=-1, prepend=None, append=None)",
+     R"(The n-th discrete difference along `axis`: a[1:] - a[:-1], n times.)"},
+    {"jax.numpy.unique", "unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True, size=None, fill_value=None)",
+     R"(The sorted distinct values of `ar`. The count of them depends on values, so
+under jit `size` must be given (padded with `fill_value`, else the smallest).)"},
+    {"jax.numpy.nonzero", "nonzero(a, *, size=None, fill_value=None)",
+     R"(The indices of the nonzero elements, one array per dimension; under jit
+`size` must be given.)"},
+    {"jax.numpy.argwhere", "argwhere(a, *, size=None, fill_value=None)",
+     R"(The indices of the nonzero elements as rows (N, ndim); under jit `size`
+must be given.)"},
+    {"jax.numpy.count_nonzero", "count_nonzero(a, axis=None, keepdims=False)",
+     R"(How many elements over `axis` are nonzero.)"},
+    {"jax.numpy.outer", "outer(a, b, out=None)", R"(The outer product of the flattened `a` and `b`.)"},
+    {"jax.numpy.tensordot", "tensordot(a, b, axes=2)",
+     R"(The sum of products over the last `axes` dimensions of a and the first of b
+(or the dimensions listed as a pair of sequences).)"},
+    {"jax.numpy.trace", "trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None)",
+     R"(The sum along diagonal `offset` of the 2-D slices given by axis1 and axis2.)"},
+    {"jax.numpy.cumprod", "cumprod(a, axis=None, dtype=None, out=None)",
+     R"(Running products along `axis` (over the flattened array when None).)"},
+    // ---- more elementwise ----
+    {"jax.numpy.square", "square(x, /)", R"(x * x, elementwise.)"},
+    {"jax.numpy.power", "power(x1, x2, /)", R"(x1 to the power x2, elementwise, with broadcasting.)"},
+    {"jax.numpy.log2", "log2(x, /)", R"(The base-2 logarithm, elementwise.)"},
+    {"jax.numpy.log10", "log10(x, /)", R"(The base-10 logarithm, elementwise.)"},
+    {"jax.numpy.log1p", "log1p(x, /)", R"(log(1 + x), accurate for small x.)"},
+    {"jax.numpy.expm1", "expm1(x, /)", R"(exp(x) - 1, accurate for small x.)"},
+    {"jax.numpy.floor", "floor(x, /)", R"(The largest integer not above x, elementwise (as a float for floats).)"},
+    {"jax.numpy.ceil", "ceil(x, /)", R"(The smallest integer not below x, elementwise (as a float for floats).)"},
+    {"jax.numpy.isnan", "isnan(x, /)", R"(Whether each element is NaN.)"},
+    {"jax.numpy.isfinite", "isfinite(x, /)", R"(Whether each element is neither infinite nor NaN.)"},
+    {"jax.numpy.logaddexp", "logaddexp(x1, x2, /)", R"(log(exp(x1) + exp(x2)), computed without overflow.)"},
+    {"jax.numpy.median", "median(a, axis=None, out=None, overwrite_input=False, keepdims=False)",
+     R"(The median over `axis` (the mean of the two middle values for an even count).)"},
+    {"jax.numpy.percentile", "percentile(a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False)",
+     R"(The q-th percentiles over `axis`; `method` is linear, lower, higher,
+nearest or midpoint.)"},
 };
 
 #undef SHARD_REDUCTION_NOTE

@@ -67,6 +67,35 @@ then rhs free.)"},
      R"(`x` itself, but differentiation treats it as a constant.)"},
     {"jax.lax.top_k", "top_k(operand, k)",
      R"((values, indices) of the `k` largest entries along the last dimension.)"},
+    {"jax.lax.pvary", "pvary(x, axis_name)",
+     R"(Mark `x`, the same on every device of `axis_name`, as varying over it (its
+type's vma gains the axes); moves no data. Inside shard_map.)"},
+    {"jax.lax.pcast", "pcast(x, axis_name, *, to)",
+     R"(Change how `x` varies over `axis_name` (to='varying' as pvary); moves no data.)"},
+    // ---- shape and slicing ----
+    {"jax.lax.broadcast_in_dim", "broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)",
+     R"(`operand` broadcast to `shape`, its dimension i becoming dimension
+broadcast_dimensions[i] of the result.)"},
+    {"jax.lax.convert_element_type", "convert_element_type(operand, new_dtype)",
+     R"(`operand` converted to `new_dtype` (floats to integers round toward zero).)"},
+    {"jax.lax.concatenate", "concatenate(operands, dimension)",
+     R"(The operands joined along `dimension` (their other dimensions must match).)"},
+    {"jax.lax.slice", "slice(operand, start_indices, limit_indices, strides=None)",
+     R"(The static slice operand[start:limit:stride] in every dimension.)"},
+    {"jax.lax.dynamic_slice", "dynamic_slice(operand, start_indices, slice_sizes)",
+     R"(A slice of static `slice_sizes` starting at (possibly traced) `start_indices`,
+which are clamped so the slice stays in bounds.)"},
+    {"jax.lax.dynamic_update_slice", "dynamic_update_slice(operand, update, start_indices)",
+     R"(`operand` with `update` written at (possibly traced, clamped) `start_indices`.)"},
+    {"jax.lax.iota", "iota(dtype, size, *, sharding=None)", R"(0, 1, ..., size - 1 as a 1-D array of `dtype`.)"},
+    {"jax.lax.select", "select(pred, on_true, on_false)",
+     R"(Elementwise on_true where `pred` else on_false.
+
+Differences from JAX: JAX requires all three to have one shape; shard also
+broadcasts a scalar case.)"},
+    {"jax.lax.integer_pow", "integer_pow(x, y)", R"(x to the static integer power y, by repeated multiplication.)"},
+    {"jax.lax.reduce_sum", "reduce_sum(operand, axes)", R"(The sum of `operand` over the dimensions `axes`.)"},
+    {"jax.lax.reduce_max", "reduce_max(operand, axes)", R"(The maximum of `operand` over the dimensions `axes`.)"},
 };
 
 #undef SHARD_COLLECTIVE_NOTE

@@ -30,6 +30,12 @@ values do not depend on the sharding.)"},
      R"(Samples from `a` (or range(a)), with replacement or not, weighted by `p`.)"},
     {"jax.random.key_data", "key_data(keys)",
      R"(The uint32 data under typed keys (shape (..., 2) for threefry).)"},
+    {"jax.random.truncated_normal", "truncated_normal(key, lower, upper, shape=None, dtype=float, *, out_sharding=None)",
+     R"(Standard normal samples restricted to [lower, upper].)"},
+    {"jax.random.bits", "bits(key, shape=(), dtype=None, *, out_sharding=None)",
+     R"(Uniformly random unsigned integers (all bits random).)"},
+    {"jax.random.wrap_key_data", "wrap_key_data(key_bits_array, *, impl=None)",
+     R"(Typed keys from their uint32 data (the inverse of key_data).)"},
 };
 
 }  // namespace
