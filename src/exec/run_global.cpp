@@ -151,8 +151,10 @@ Placement place_inputs(const ir::Function& global, const std::vector<ArrayRef>& 
   if (!anchor && !on_context)
     for (const auto& op : global.ops) {
       const auto* sm = std::get_if<ir::attr::ShardMap>(&op.attrs);
-      if (sm && !op.results.empty() && !sm->device_ids.empty()) {
-        const auto& am = global.type(op.results[0]).mesh();
+      if (sm && !sm->device_ids.empty() && (!sm->mesh.empty() || !op.results.empty())) {
+        // The shard_map's own mesh (its results' types may name none: constants on Auto axes;
+        // a body that only calls back has no results).
+        const auto& am = sm->mesh.empty() ? global.type(op.results[0]).mesh() : sm->mesh;
         shard_map_mesh = types::Mesh(std::vector<int>(sm->device_ids.begin(), sm->device_ids.end()), sm->mesh_shape, am.axis_names(),
                                      am.axis_types());
         on_context = true;

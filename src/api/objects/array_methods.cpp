@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "api/transforms/shard_map_eager.hpp"
 #include "api/modules/registration.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "api/op_args.hpp"
@@ -35,7 +36,11 @@ HostCopy host_copy(const exec::Array& a) {
 
 const Value& self(CallArgs& a) { return a.args.at(0); }
 
-std::string tracer_repr(const TracerObj& t) { return fmt::format("Traced<{}>with<DynamicJaxprTrace>", t.type().str_short()); }
+// A value of an eager shard_map body shows every device's block (JAX's ShardMapTracer).
+std::string tracer_repr(const TracerObj& t) {
+  if (auto* eager = EagerShardMap::of(*t.trace)) return eager->block_text(t.id);
+  return fmt::format("Traced<{}>with<DynamicJaxprTrace>", t.type().str_short());
+}
 
 Value array_repr(Interp& I, CallArgs& a) {
   const Value& x = self(a);

@@ -1,6 +1,7 @@
 #include "api/objects/array_value.hpp"
 
 #include "api/device_count.hpp"
+#include "api/transforms/shard_map_eager.hpp"
 
 #include <fmt/format.h>
 
@@ -293,6 +294,8 @@ void hoist_scalar_constants(ir::Function& fn, std::vector<exec::ArrayRef>& input
 }  // namespace
 
 std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body) {
+  // Values of an eager shard_map body closed over by a function traced inside one of its ops.
+  if (auto imported = EagerShardMap::import_closed_over(I, operands)) return apply_multi(I, name, *imported, body);
   return guarded(I, [&]() -> std::vector<Value> {
     ensure_device_runtime();  // the first device use decides the device count (XLA_FLAGS...)
     std::shared_ptr<trace::Trace> active = trace::current_trace();  // the trace being recorded, if any
@@ -301,6 +304,9 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
       if (auto* t = as_tracer(v)) active = trace::innermost(active, t->trace);
       if (auto* a = as_array(v)) (a->host ? any_host : any_device) = true;
     }
+    // Inside an eager shard_map body (shard_map_eager.hpp) the op runs now, on every block.
+    if (active)
+      if (auto* eager = EagerShardMap::of(*active)) return eager->apply(I, name, operands, body);
     const bool host = !active && any_host && !any_device;
     if (active) {
       active->set_loc(I.current_loc());

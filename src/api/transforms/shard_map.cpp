@@ -7,6 +7,7 @@
 #include "api/op_args.hpp"
 #include "api/pytree/pytree.hpp"
 #include "api/transforms/region_trace.hpp"
+#include "api/transforms/shard_map_eager.hpp"
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
 #include "sharding/rules.hpp"
@@ -186,6 +187,49 @@ std::vector<Value> onto_mesh(const std::vector<Value>& leaves, const types::Mesh
   return out;
 }
 
+// Outside jit the body runs eagerly (shard_map_eager.hpp): its Python sees every device's
+// blocks, and each op on them runs at once.
+Value call_eagerly(Interp& I, const Config& c, const types::Mesh& mesh, const sharding::ShardMapSpec& sm, const TreeDef& args_def,
+                   const std::vector<LeafSpec>& in, const std::vector<Value>& leaves) {
+  auto paths = leaf_path_strings(I, args_def);
+  std::vector<PartitionSpec> in_specs;
+  std::vector<sharding::SpecSite> in_sites;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    in_specs.push_back(in[i].spec);
+    sharding::SpecSite site{paths[i], in[i].spec_path, ""};
+    if (args_def.kind == TreeDef::Tuple && !paths[i].empty()) {
+      size_t close = paths[i].find(']');
+      site.param_name = param_name(c.f, static_cast<size_t>(std::stoul(paths[i].substr(1, close - 1))));
+    }
+    in_sites.push_back(site);
+  }
+  EagerShardMap body(mesh, sm);
+  auto blocks = body.enter(I, leaves, in_specs, in_sites);
+  std::vector<Value> out_leaves;
+  TreeDef out_def;
+  {
+    // Ops without operands (zeros, axis_index) run per device too; the context mesh shows the
+    // manual axes, as inside a traced body.
+    BodyScope scope(body.trace(), sharding::shard_map_inner_mesh(sm), sm.check_vma);
+    size_t pos = 0;
+    Value args = tree_unflatten(I, args_def, blocks, pos);
+    Value result = I.call(c.f, I.to_vector(args));
+    out_def = tree_flatten(I, result, out_leaves);
+  }
+  std::vector<LeafSpec> out_specs;
+  match_specs(I, c.out_specs, out_def, "", "out_specs", out_specs);
+  auto out_paths = leaf_path_strings(I, out_def);
+  std::vector<PartitionSpec> specs;
+  std::vector<sharding::SpecSite> sites;
+  for (size_t i = 0; i < out_leaves.size(); ++i) {
+    specs.push_back(out_specs[i].spec);
+    sites.push_back(sharding::SpecSite{out_paths[i], out_specs[i].spec_path, ""});
+  }
+  auto outs = body.leave(I, out_leaves, specs, sites);
+  size_t pos = 0;
+  return tree_unflatten(I, out_def, outs, pos);
+}
+
 Value call_shard_map(Interp& I, const Config& c, CallArgs& a) {
   if (!a.kwargs.empty())
     I.raise("TypeError", fmt::format("shard_map applied to the function '{}' does not accept keyword arguments, got '{}'",
@@ -210,9 +254,10 @@ Value call_shard_map(Interp& I, const Config& c, CallArgs& a) {
       return emit_shard_map(I, t, c, mesh, sm, args_def, in, ids, out_def);
     });
   };
+  if (!traced && runs_eagerly(sm)) return call_eagerly(I, c, mesh, sm, args_def, in, guarded(I, [&] { return onto_mesh(leaves, mesh); }));
   if (traced) {
     run();
-  } else {  // eager: a one-op program on the shard_map's mesh
+  } else {  // traced once, then run as a one-op program on the shard_map's mesh
     leaves = guarded(I, [&] { return onto_mesh(leaves, mesh); });
     trace::MeshContext::get().push(mesh);
     try {
