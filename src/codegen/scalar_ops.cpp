@@ -174,7 +174,7 @@ llvm::Value* ScalarOps::round_to(llvm::Value* v, DType t) {
 }
 
 llvm::Value* ScalarOps::constant(DType t, double v) {
-  // Rounded once, from the double: through float32 first could round twice.
+  // As numpy / ml_dtypes round a Python float (types/half_float.hpp), not via ConstantFP's float.
   if (is_half_float(t)) return llvm::ConstantFP::get(reg_type(t), types::half_to_float(types::round_to_half(v, t), t));
   if (types::is_float(t)) return llvm::ConstantFP::get(reg_type(t), v);
   if (t == DType::Bool) return b_.getInt1(v != 0);
