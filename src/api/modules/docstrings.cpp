@@ -27,7 +27,7 @@ const std::map<std::string, DocP>& doc_table() {
   return table;
 }
 
-void attach_docs(interp::Interp&, interp::ModuleObj& m) {
+void attach_module_docs(interp::ModuleObj& m) {
   const auto& table = doc_table();
   for (const auto& [name, v] : m.dict.entries) {
     if (!v || name.empty() || name[0] == '_') continue;
@@ -47,6 +47,17 @@ void attach_docs(interp::Interp&, interp::ModuleObj& m) {
       interp::set_native_doc(v, std::make_shared<interp::NativeDoc>(interp::NativeDoc{m.name, "built-in function", "", ""}));
     }
   }
+}
+
+// A module's init may also add names to a submodule created before it (jax's adds
+// jax.lax.with_sharding_constraint): its submodules are looked at again.
+void attach_docs(interp::Interp&, interp::ModuleObj& m) {
+  attach_module_docs(m);
+  for (const auto& [name, v] : m.dict.entries)
+    if (v && v->kind == interp::ObjKind::Module) {
+      auto& sub = static_cast<interp::ModuleObj&>(*v);
+      if (sub.name.rfind(m.name + ".", 0) == 0) attach_module_docs(sub);
+    }
 }
 
 }  // namespace
