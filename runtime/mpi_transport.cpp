@@ -174,8 +174,14 @@ void wait_all(std::vector<MPI_Request>& reqs, const std::string& what, const std
 
 // ---- datatypes and reductions
 
+// MPI has no 16-bit float types: float16 and bfloat16 travel as two-byte types of their own
+// (made in create_reduce_ops), which shard's reduction ops tell apart.
+MPI_Datatype g_float16_type = MPI_DATATYPE_NULL, g_bfloat16_type = MPI_DATATYPE_NULL;
+
 MPI_Datatype mpi_type(types::DType d) {
   switch (d) {
+    case types::DType::F16: return g_float16_type;
+    case types::DType::BF16: return g_bfloat16_type;
     case types::DType::Bool: return MPI_C_BOOL;
     case types::DType::I32: return MPI_INT32_T;
     case types::DType::I64: return MPI_INT64_T;
@@ -197,6 +203,8 @@ types::DType dtype_of(MPI_Datatype t) {
   if (t == MPI_UINT16_T) return types::DType::U16;
   if (t == MPI_UINT32_T) return types::DType::U32;
   if (t == MPI_DOUBLE) return types::DType::F64;
+  if (t == g_float16_type) return types::DType::F16;
+  if (t == g_bfloat16_type) return types::DType::BF16;
   return types::DType::F32;
 }
 
@@ -215,6 +223,10 @@ std::map<ir::ReduceKind, MPI_Op>& reduce_ops() {
 }
 
 void create_reduce_ops() {
+  for (MPI_Datatype* t : {&g_float16_type, &g_bfloat16_type}) {
+    MPI_Type_contiguous(2, MPI_BYTE, t);
+    MPI_Type_commit(t);
+  }
   auto& ops = reduce_ops();
 #define X(e, n, p) MPI_Op_create(&reduce_op<ir::ReduceKind::e>, 1, &ops[ir::ReduceKind::e]);
   SHARD_REDUCE_KINDS(X)
