@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "exec/program.hpp"
+#include "exec/timeline.hpp"
 #include "ir/builder.hpp"
 #include "runtime/process_layout.hpp"
 
@@ -60,6 +62,9 @@ CompiledRef compile_global(const ir::Function& global, const types::Mesh& mesh,
       return it->second.program;
     }
   if (cache_hit) *cache_hit = false;
+  // jit records its own compile slice (named after the function); an eager op's is here.
+  std::optional<HostSlice> slice;
+  if (origin == ProgramOrigin::Eager && timeline_enabled()) slice.emplace("compile eager " + (global.name.empty() ? "op" : global.name));
   CompiledRef c = compile_program(global, mesh, layouts, origin);
   if (cache().size() >= kProgramCacheLimit) {
     auto oldest = cache().begin();

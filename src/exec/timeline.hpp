@@ -16,7 +16,8 @@ bool timeline_start(const std::string& path);
 // One slice on `device`'s track, times from timeline_now().
 void timeline_record(int device, const std::string& name, int64_t t0_ns, int64_t t1_ns);
 // One slice on the host track: work of the interpreter thread that is not a device step
-// (tracing and compiling a jitted function), so it is not mistaken for the kernels after it.
+// (tracing and compiling a jitted function, compiling an eager op), so it is not mistaken
+// for the kernels after it.
 void timeline_record_host(const std::string& name, int64_t t0_ns, int64_t t1_ns);
 // Writes the file and stops recording (the slices are dropped, a new recording may start).
 // Returns the path written ("" if none was recording or the file could not be written;

@@ -2,8 +2,8 @@
 # Seeing where time goes, outside the golden runner (timings cannot be compared as text):
 #   --stats          the per-function table with trace / compile / run ms, totals over calls
 #   --stats=counts   the same without the times
-#   --trace FILE     Chrome-trace JSON with a host track (trace, compile) beside the device
-#                    tracks, and no device step inside a compile slice
+#   --trace FILE     Chrome-trace JSON with a host track (jit's trace and compile, eager ops'
+#                    compiles) beside the device tracks, and no device step inside a compile
 #   jax.profiler     trace(log_dir) / start_trace / stop_trace write the same JSON to
 #                    <log_dir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<hostname>.trace.json,
 #                    and refuse a second recording
@@ -67,7 +67,10 @@ names = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread
 assert names.get(-1) == "host: trace, compile", names
 host = [e for e in events if e.get("ph") == "X" and e["tid"] == -1]
 steps = [e for e in events if e.get("ph") == "X" and e["tid"] >= 0]
-assert {e["name"] for e in host} == {"trace f", "compile f"}, host
+# jit's trace and compile of f, and the one-op programs of eager ops (f(x)[1]'s getitem).
+assert {"trace f", "compile f"} <= {e["name"] for e in host}, host
+assert all(e["name"] in ("trace f", "compile f") or e["name"].startswith("compile eager ") for e in host), host
+assert any(e["name"] == "compile eager getitem" for e in host), host
 assert all(e["cat"] == "host" for e in host) and all(e["cat"] == "step" for e in steps)
 compile_f = next(e for e in host if e["name"] == "compile f")
 assert compile_f["dur"] > 0
@@ -136,12 +139,12 @@ def trace_of(root):
     return json.load(open(os.path.join(base, run, name)))["traceEvents"]
 first = trace_of(sys.argv[1])
 host = {e["name"] for e in first if e.get("ph") == "X" and e["tid"] == -1}
-assert host == {"trace g", "compile g"}, host
+assert {"trace g", "compile g"} <= host and not any("later" in n for n in host), host
 assert any(e.get("ph") == "X" and e["tid"] >= 0 for e in first), "no device steps"
 second = trace_of(sys.argv[2])
 host2 = {e["name"] for e in second if e.get("ph") == "X" and e["tid"] == -1}
 # later() was traced and compiled before start_trace: only its run is in the second file.
-assert host2 == set(), host2
+assert not any("later" in n for n in host2), host2
 assert any(e.get("ph") == "X" and e["tid"] >= 0 for e in second), "no device steps"
 PY
 check "jax.profiler files: trace g / compile g on the host track (not later), device steps; the second run has only steps" $?

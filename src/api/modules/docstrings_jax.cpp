@@ -132,7 +132,7 @@ the arguments resharded by `in_sharding`.)"},
 
 On exit the Chrome-trace JSON (one track per device with its kernels,
 GEMMs and collectives, and a host track with each jitted function's trace
-and compile time) is written to
+and compile and each eager op's compile) is written to
 <log_dir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<hostname>.trace.json.
 
 Differences from JAX: no TensorBoard / XProf protobufs (.xplane.pb); the file
