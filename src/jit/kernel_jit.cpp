@@ -137,7 +137,11 @@ void KernelJit::add(ModuleHandle&& mh, std::string* optimised_ir) {
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
+  // Off: LLVM 19.1.7's SLP vectorizer miscompiles fully unrolled small broadcast kernels
+  // (i32 a[1,1,6,1] * b[1,2,1,3] stored poison lanes: its shuffles left lanes undefined).
+  // Our kernels are loops; the loop vectorizer does their vector work. Regression golden:
+  // tests/golden/jnp/small_broadcast_int.
+  pto.SLPVectorization = false;
   llvm::PassBuilder pb(impl_->tm.get(), pto);
   llvm::Triple triple(m.getTargetTriple());
   auto tlii = std::make_unique<llvm::TargetLibraryInfoImpl>(triple);
