@@ -389,6 +389,32 @@ const types::ArrayType& self_type(Interp& I, CallArgs& a) {
   return s->type;
 }
 
+// jax.sharding.ManualAxisType (current JAX): how a value inside shard_map relates to the
+// manual axes: the axes it varies over (the vma), and those it is unreduced / reduced over.
+ClassP manual_axis_type_class() {
+  static ClassP c = [] {
+    auto k = interp::make_class("ManualAxisType", {interp::T().object}, "jax._src.core");
+    bi::def(k, "__repr__", [](Interp& I, CallArgs& a) {
+      const Value& self = a.args.at(0);
+      // JAX's own repr (its closing parenthesis stands before unreduced_kind).
+      return interp::make_str(fmt::format("ManualAxisType(varying={}, unreduced={}, reduced={}), unreduced_kind={}",
+                                          I.repr(I.getattr(self, "varying")), I.repr(I.getattr(self, "unreduced")),
+                                          I.repr(I.getattr(self, "reduced")), I.repr(I.getattr(self, "unreduced_kind"))));
+    });
+    return k;
+  }();
+  return c;
+}
+
+Value manual_axis_type_value(Interp& I, const std::vector<std::string>& varying, const std::vector<std::string>& unreduced) {
+  auto obj = std::make_shared<interp::InstanceObj>(manual_axis_type_class());
+  obj->dict.set("varying", frozenset_of(I, varying));
+  obj->dict.set("unreduced", frozenset_of(I, unreduced));
+  obj->dict.set("reduced", frozenset_of(I, {}));
+  obj->dict.set("unreduced_kind", unreduced.empty() ? interp::none() : interp::make_str("sum"));
+  return obj;
+}
+
 void init_shaped_array_class() {
   auto c = shaped_array_class();
   def_value_repr(c, self_type);
@@ -404,6 +430,7 @@ void init_shaped_array_class() {
   bi::def_property(c, "weak_type", [](Interp& I, CallArgs& a) { return interp::make_bool(self_type(I, a).weak_type()); });
   bi::def_property(c, "sharding", [](Interp& I, CallArgs& a) { return named_sharding_value(self_type(I, a).sharding()); });
   bi::def_property(c, "vma", [](Interp& I, CallArgs& a) { return frozenset_of(I, self_type(I, a).vma()); });
+  bi::def_property(c, "manual_axis_type", [](Interp& I, CallArgs& a) { return manual_axis_type_value(I, self_type(I, a).vma(), {}); });
 }
 
 }  // namespace
