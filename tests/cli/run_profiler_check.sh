@@ -6,7 +6,8 @@
 #                    compiles) beside the device tracks, and no device step inside a compile
 #   jax.profiler     trace(log_dir) / start_trace / stop_trace write the same JSON to
 #                    <log_dir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/<hostname>.trace.json,
-#                    and refuse a second recording
+#                    and refuse a second recording; TraceAnnotation, StepTraceAnnotation and
+#                    annotate_function add host slices
 # The JSON is read by CPython's json module. Picked up by scripts/test.sh. Last line:
 # "N passed, N failed".
 #   bash tests/cli/run_profiler_check.sh build/src/shard
@@ -148,6 +149,39 @@ assert not any("later" in n for n in host2), host2
 assert any(e.get("ph") == "X" and e["tid"] >= 0 for e in second), "no device steps"
 PY
 check "jax.profiler files: trace g / compile g on the host track (not later), device steps; the second run has only steps" $?
+cat > "$tmp/annotate.shard" <<'PY'
+import jax
+import jax.numpy as jnp
+import jax.profiler
+
+@jax.profiler.annotate_function
+def prepare(n):
+    return jnp.arange(n * 1.0)
+
+step = jax.jit(lambda x: x * 2.0)
+with jax.profiler.TraceAnnotation("setup"):
+    x = prepare(8)
+for i in range(2):
+    with jax.profiler.StepTraceAnnotation("train", step_num=i):
+        x = step(x)
+print(x[1])
+PY
+[ "$(run --trace ann.json annotate.shard 2>&1)" == "4.0" ]
+check "annotations run" $?
+"$PY" - "$tmp/ann.json" <<'PY'
+import json, sys
+host = {e["name"]: e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X" and e["tid"] == -1}
+for name in ("setup", "prepare", "train 0", "train 1", "compile <lambda>"):
+    assert name in host, (name, sorted(host))
+def inside(inner, outer):
+    i, o = host[inner], host[outer]
+    return o["ts"] <= i["ts"] and i["ts"] + i["dur"] <= o["ts"] + o["dur"]
+assert inside("prepare", "setup")
+assert inside("compile <lambda>", "train 0")  # the first step pays the compile...
+assert host["train 1"]["dur"] < host["train 0"]["dur"]  # ...the second does not
+assert host["train 1"]["ts"] >= host["train 0"]["ts"] + host["train 0"]["dur"]
+PY
+check "TraceAnnotation / StepTraceAnnotation / annotate_function are host slices around what they enclose" $?
 cat > "$tmp/both.shard" <<'PY'
 import jax.profiler
 try:

@@ -143,6 +143,16 @@ jax.profiler.trace). Only one trace records at a time: starting a second one,
 or starting one while `--trace FILE` records, raises RuntimeError.)"},
     {"jax.profiler.stop_trace", "stop_trace()",
      R"(Stop the trace start_trace began and write its file; RuntimeError if none runs.)"},
+    {"jax.profiler.TraceAnnotation", "TraceAnnotation(name, **kwargs)",
+     R"(A context manager marking its block as a slice named `name` on the timeline's
+host track (when --trace or jax.profiler records); the jit compiles and
+device kernels it causes appear under it. Keyword metadata is not kept.)"},
+    {"jax.profiler.StepTraceAnnotation", "StepTraceAnnotation(name, **kwargs)",
+     R"(TraceAnnotation for one step of a loop: the slice is named
+'<name> <step_num>'.)"},
+    {"jax.profiler.annotate_function", "annotate_function(func, name=None, **kwargs)",
+     R"(`func` wrapped so each call is a host-track slice named `name` (default:
+func's __name__).)"},
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // jax.profiler: trace(log_dir) (a context manager), start_trace(log_dir) and stop_trace()
 // record shard's timeline (exec/timeline.hpp, the same one `--trace FILE` writes) and write
 // it where JAX's profiler puts its run: <log_dir>/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/
-// <hostname>.trace.json (Chrome-trace JSON, not gzipped; no XProf .xplane.pb).
+// <hostname>.trace.json (Chrome-trace JSON, not gzipped; no XProf .xplane.pb). The
+// annotations (TraceAnnotation, ...) are in profiler_annotations.cpp.
 #include <unistd.h>
 
 #include <chrono>
@@ -101,6 +102,8 @@ const std::vector<std::string> kTraceParams = {"log_dir", "create_perfetto_link=
 
 }  // namespace
 
+void install_profiler_annotations(interp::ModuleObj& m);  // profiler_annotations.cpp
+
 void register_profiler_module() {
   Interp::register_builtin_module("jax.profiler", [](Interp&, interp::ModuleObj& m) {
     m.dict.set("start_trace", interp::make_builtin("start_trace", [](Interp& I, CallArgs& a) -> Value {
@@ -117,6 +120,7 @@ void register_profiler_module() {
                  interp::ArgParser p(I, a, "trace", kTraceParams);
                  return std::make_shared<TraceScope>(trace_scope_class(), p.get("log_dir"));
                }));
+    install_profiler_annotations(m);
   });
 }
 
