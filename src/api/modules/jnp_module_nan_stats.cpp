@@ -52,6 +52,12 @@ ValueId nan_reduce(Trace& t, ValueId x, int kind, const std::optional<std::vecto
     }
     return trace::reduce(t, kind == 2 ? "nanmax" : "nanmin", kind == 2 ? ReduceKind::Max : ReduceKind::Min, x, ax, keepdims);
   }
+  // float16 / bfloat16 sums, products, means and variances compute in float32, rounded once
+  // at the end, as jnp's reductions do (upcast_f16_for_computation); max/min stay exact.
+  if (const DType d = t.type(x).dtype(); (d == DType::F16 || d == DType::BF16) && kind != 2 && kind != 3) {
+    ValueId r = nan_reduce(t, trace::convert(t, x, {DType::F32, false}), kind, axes, keepdims, fdflt, int_acc, ddof);
+    return trace::convert(t, r, {d, false});
+  }
   ValueId nan = is_nan(t, x);
   if (kind == 4) return trace::reduce(t, "nanprod", ReduceKind::Prod, trace::where(t, nan, cst(t, 1, x), x), ax, keepdims);
   if (kind >= 5) {
