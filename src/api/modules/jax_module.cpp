@@ -423,7 +423,8 @@ void fill_jax(Interp& I, ModuleObj& m) {
                               std::pair{"jax.debug", "debug"}, std::pair{"jax.core", "core"}, std::pair{"jax.numpy", "numpy"}, std::pair{"jax.lax", "lax"},
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.tree", "tree"}, std::pair{"jax.random", "random"},
                               std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"},
-                              std::pair{"jax.checkpoint_policies", "checkpoint_policies"}, std::pair{"jax.distributed", "distributed"}})
+                              std::pair{"jax.checkpoint_policies", "checkpoint_policies"}, std::pair{"jax.distributed", "distributed"},
+                              std::pair{"jax.profiler", "profiler"}})
     bind_submodule(I, m, dotted, leaf);
   if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
     install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));
