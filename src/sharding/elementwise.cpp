@@ -133,7 +133,22 @@ Broadcast broadcast(const RuleContext& ctx, const std::vector<ArrayType>& operan
 
 }  // namespace
 
+namespace {
+// Unreduced values are pending partial sums: only ops linear in them keep that form (JAX's
+// unreduced rules). Others need the sum first, as JAX's "unreduced rule for `op` is not
+// implemented".
+[[noreturn]] void unreduced_not_linear(const RuleContext& ctx, const ArrayType& t) {
+  throw types::ShardingError("NotImplementedError",
+                             fmt::format("unreduced rule for `{}` is not implemented: its operand {} holds partial sums "
+                                         "over {}. Reduce it first with `reshard(x, {})`.",
+                                         ctx.op, t.str_short(), entry_str(t.spec().unreduced()),
+                                         paste_spec(t.spec().entries())));
+}
+bool keeps_unreduced_unary(std::string_view op) { return op == "neg" || op == "convert_element_type" || op == "copy"; }
+}  // namespace
+
 ArrayType propagate_unary(const RuleContext& ctx, const ArrayType& x, DType out_dtype) {
+  if (!x.spec().unreduced().empty() && !keeps_unreduced_unary(ctx.op)) unreduced_not_linear(ctx, x);
   OutputPlan plan = plan_output(ctx, {x});
   PartitionSpec spec = plan.rule_runs ? x.spec() : PartitionSpec();
   return make_result(ctx, {x}, out_dtype, x.shape(), plan.mesh, spec, plan.vma,
@@ -145,19 +160,30 @@ ArrayType propagate_elementwise(const RuleContext& ctx, const std::vector<ArrayT
   if (operands.empty()) throw_type_error(fmt::format("`{}` needs at least one operand", ctx.op));
   OutputPlan plan = plan_output(ctx, operands);
   Broadcast b = broadcast(ctx, operands, plan.rule_runs);
-  // Unreduced operands (stretch): all non-scalar operands must agree; the result keeps it.
+  // Unreduced operands (partial sums): add and sub need every operand unreduced over the same
+  // axes (a reduced one, a Python number too, would be added once per device); mul and div
+  // scale one unreduced operand by reduced ones; nothing else is linear.
   std::vector<std::string> unreduced;
-  bool first = true;
-  for (const auto& t : operands) {
-    if (t.rank() == 0 && t.spec().unreduced().empty()) continue;
-    if (first) {
-      unreduced = t.spec().unreduced();
-      first = false;
-    } else if (t.spec().unreduced() != unreduced) {
-      throw_sharding_type_error(fmt::format(
-          "`{}` got operands with different unreduced axes: {}. Reduce them first with "
-          "`reshard(x, P(...))`.",
-          ctx.op, types_list(operands)));
+  const ArrayType* partial = nullptr;
+  size_t n_unreduced = 0;
+  for (const auto& t : operands)
+    if (!t.spec().unreduced().empty()) {
+      ++n_unreduced;
+      if (!partial) partial = &t;
+    }
+  if (partial) {
+    unreduced = partial->spec().unreduced();
+    const bool sum_like = ctx.op == "add" || ctx.op == "sub";
+    const bool scale = (ctx.op == "mul" && n_unreduced == 1) || (ctx.op == "div" && n_unreduced == 1 && !operands.at(0).spec().unreduced().empty());
+    if (sum_like) {
+      for (const auto& t : operands)
+        if (t.spec().unreduced() != unreduced)
+          throw_sharding_type_error(fmt::format(
+              "`{}` operands should be unreduced along the same axes; got {}. Reduce them first with "
+              "`reshard(x, P(...))`.",
+              ctx.op, types_list(operands)));
+    } else if (!scale) {
+      unreduced_not_linear(ctx, *partial);
     }
   }
   return make_result(ctx, operands, out_dtype, b.shape, plan.mesh,

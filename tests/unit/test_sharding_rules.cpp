@@ -88,9 +88,15 @@ TEST_CASE("§1 elementwise: unary, broadcasting, where, clamp", "[sharding][rule
       ROW("float32[3]", propagate_elementwise(ctx(manual, "add", false),
                                               {T(manual, "f32[3]"), T(manual, "f32[3]")},
                                               DType::F32)),
-      // Unreduced (stretch): equal unreduced axes are kept, different ones are an error.
+      // Unreduced (partial sums): add keeps equal unreduced axes and refuses a reduced operand;
+      // mul scales one unreduced operand; a non-linear op needs the sum first.
       ROW("float32[4,4]{U:X}", ew({T(xy, "f32[4,4]{U:X}"), T(xy, "f32[4,4]{U:X}")})),
-      ERR(STE, "different unreduced axes", ew({T(xy, "f32[4,4]{U:X}"), T(xy, "f32[4,4]")})),
+      ERR(STE, "unreduced along the same axes", ew({T(xy, "f32[4,4]{U:X}"), T(xy, "f32[4,4]")})),
+      ROW("float32[4,4]{U:X}", propagate_elementwise(ctx(xy, "mul"), {T(xy, "f32[4,4]{U:X}"), T(xy, "f32[4,4]")}, DType::F32)),
+      ERR("NotImplementedError", "unreduced rule for `mul`",
+          propagate_elementwise(ctx(xy, "mul"), {T(xy, "f32[4,4]{U:X}"), T(xy, "f32[4,4]{U:X}")}, DType::F32)),
+      ERR("NotImplementedError", "unreduced rule for `sin`", propagate_unary(ctx(xy, "sin"), T(xy, "f32[4,4]{U:X}"), DType::F32)),
+      ROW("float32[4,4]{U:X}", propagate_unary(ctx(xy, "neg"), T(xy, "f32[4,4]{U:X}"), DType::F32)),
       // where / select
       ROW("float32[8@X]", propagate_where(ctx(xy, "where"), T(xy, "bool[8@X]"), T(xy, "f32[8@X]"),
                                           T(xy, "f32[8@X]"))),
