@@ -57,6 +57,25 @@ void reject_groups(Interp& I, const Value& groups, const char* fname) {
   if (!is_none(groups)) I.raise("NotImplementedError", fmt::format("{}: axis_index_groups is not supported", fname));
 }
 
+int64_t bound_axes_size(Interp& I, const AxisNames& axes);
+
+// JAX's psum of Python numbers: no value varies, so the sum over the axes is the number
+// times their size, a concrete value (psum(1, 'x') is the axis size), not a collective.
+std::optional<Value> psum_of_numbers(Interp& I, const Value& x, const AxisNames& axes) {
+  std::vector<Value> leaves;
+  TreeDef def = tree_flatten(I, x, leaves);
+  for (auto& leaf : leaves)
+    if (leaf->kind != ObjKind::Int && leaf->kind != ObjKind::Float && leaf->kind != ObjKind::Bool) return std::nullopt;
+  const int64_t n = bound_axes_size(I, axes);
+  std::vector<Value> outs;
+  for (auto& leaf : leaves) {
+    if (leaf->kind == ObjKind::Float) outs.push_back(interp::make_float(static_cast<interp::FloatObj&>(*leaf).v * static_cast<double>(n)));
+    else outs.push_back(interp::make_int((leaf->kind == ObjKind::Bool ? (I.truthy(leaf) ? 1 : 0) : static_cast<interp::IntObj&>(*leaf).v) * n));
+  }
+  size_t pos = 0;
+  return tree_unflatten(I, def, outs, pos);
+}
+
 // psum / pmax / pmin / pmean over the leaves of x: `op` builds one leaf's IR.
 using ReduceLeaf = std::function<ValueId(Trace&, ValueId, const AxisNames&)>;
 NativeFn reduction(const char* fname, ReduceLeaf op) {
@@ -64,6 +83,8 @@ NativeFn reduction(const char* fname, ReduceLeaf op) {
     ArgParser p(I, a, fname, {"x", "axis_name", "*", "axis_index_groups="});
     reject_groups(I, p.get("axis_index_groups"), fname);
     AxisNames axes = axis_names_of(I, p.get("axis_name"), fname);
+    if (std::string_view(fname) == "psum")
+      if (auto concrete = psum_of_numbers(I, p.get("x"), axes)) return *concrete;
     return map_leaves(I, fname, p.get("x"), [&](Trace& t, ValueId x) { return op(t, x, axes); });
   };
 }
@@ -120,7 +141,10 @@ Value lax_axis_index(Interp& I, CallArgs& a) {
 // The size of bound manual axes, as a Python int (axes not bound: JAX's NameError).
 Value lax_axis_size(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "axis_size", {"axis_name"});
-  AxisNames axes = axis_names_of(I, p.get("axis_name"), "axis_size");
+  return interp::make_int(bound_axes_size(I, axis_names_of(I, p.get("axis_name"), "axis_size")));
+}
+
+int64_t bound_axes_size(Interp& I, const AxisNames& axes) {
   types::AbstractMesh mesh = trace::MeshContext::get().abstract();
   AxisNames bound = mesh.manual_axes();
   for (auto& n : axes)
@@ -130,7 +154,7 @@ Value lax_axis_size(Interp& I, CallArgs& a) {
       I.raise("NameError", fmt::format("unbound axis name: {}. The following axis names (e.g. defined by shard_map) are available to "
                                        "collective operations: [{}]", n, fmt::join(q, ", ")));
     }
-  return interp::make_int(mesh.axes_size(axes));
+  return mesh.axes_size(axes);
 }
 
 Value lax_pvary(Interp& I, CallArgs& a) {
