@@ -76,9 +76,13 @@ class Value:
         return self.array.shape
 
 
-def checked(array, dtype):
-    """numpy's result in JAX's dtype, or Reject when it leaves the compared range."""
+def checked(array, dtype, accumulates=False):
+    """numpy's result in JAX's dtype, or Reject when it leaves the compared range. A sum,
+    product or dot that ends non-finite is rejected: when it overflows on the way, whether the
+    answer is inf or nan (inf * 0) depends on the order of accumulation."""
     array = np.asarray(array).astype(dtype)
+    if accumulates and dtype == FLOAT and not np.isfinite(array).all():
+        raise Reject()
     if array.size > MAX_ELEMENTS:
         raise Reject()
     if dtype == FLOAT and array.size:
@@ -241,14 +245,15 @@ class CaseBuilder:
             result = getattr(np, name)(x, axis=axis, keepdims=keepdims)
         form = self.choice(["fn", "method"]) if name not in ("argmax", "argmin") else "fn"
         args = "axis=%r" % (axis,) + (", keepdims=True" if keepdims else "")
+        result = checked(result, out_dtype, accumulates=name in ("sum", "prod", "mean"))
         if form == "method":
-            return "%s.%s(%s)" % (a.name, name, args), checked(result, out_dtype)
-        return "jnp.%s(%s, %s)" % (name, a.name, args), checked(result, out_dtype)
+            return "%s.%s(%s)" % (a.name, name, args), result
+        return "jnp.%s(%s, %s)" % (name, a.name, args), result
 
     def op_cumsum(self, a):
         axis = None if not a.shape or self.rng.random() < 0.25 else int(self.rng.integers(len(a.shape)))
         out_dtype = FLOAT if a.dtype == FLOAT else INT
-        return "jnp.cumsum(%s, axis=%r)" % (a.name, axis), checked(np.cumsum(a.array, axis=axis), out_dtype)
+        return "jnp.cumsum(%s, axis=%r)" % (a.name, axis), checked(np.cumsum(a.array, axis=axis), out_dtype, accumulates=True)
 
     def op_reshape(self, a):
         size = a.array.size
@@ -345,7 +350,7 @@ class CaseBuilder:
         form = self.choice(["@", "matmul"] + (["dot"] if len(a.shape) <= 2 and len(b_shape) <= 2 else []))
         result = np.matmul(a.array, b.array) if form != "dot" else np.dot(a.array, b.array)
         text = "(%s @ %s)" % (a.name, b.name) if form == "@" else "jnp.%s(%s, %s)" % (form, a.name, b.name)
-        return text, checked(result, a.dtype)
+        return text, checked(result, a.dtype, accumulates=True)
 
     def op_where(self, a):
         b = self.operand_like(self.broadcast_partner(a), a.dtype)
