@@ -111,6 +111,8 @@ BufferRef DeviceBuffer::allocate(int device, size_t bytes, bool zero_fill) {
 }
 
 BufferRef DeviceBuffer::view(const BufferRef& parent, size_t offset, size_t bytes) {
+  // An empty view reads nothing: its offset (an index into an empty dim) need not lie inside.
+  if (bytes == 0) offset = 0;
   if (offset > parent->bytes_ || bytes > parent->bytes_ - offset)
     throw std::out_of_range("internal error: a view outside its buffer");
   BufferRef ref(new DeviceBuffer(parent->device_, bytes, static_cast<std::byte*>(parent->data_) + offset));

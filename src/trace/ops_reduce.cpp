@@ -83,7 +83,9 @@ ValueId var(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims, int64
 
 ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::optional<int64_t> axis, bool keepdims) {
   auto xt = t.type(x);
-  if (xt.num_elements() == 0)
+  // Only an empty reduced axis has no answer (JAX checks a.shape[axis] == 0): an empty other
+  // dim gives an empty result.
+  if (axis ? (xt.rank() > 0 && xt.shape()[static_cast<size_t>(normalize_axis(name, *axis, xt.rank()))] == 0) : xt.num_elements() == 0)
     throw types::ShardingError("ValueError", fmt::format("attempt to get {} of an empty sequence", name));
   // The kernels count in int32 (shard's arrays stay below 2**31 elements a dim); JAX's int_
   // result (int64 with x64 on) is a convert of that.

@@ -70,7 +70,6 @@ ValueId Trace::param(const ArrayType& t) {
   return v;
 }
 
-namespace {
 // An array larger than the machine's memory cannot be made: JAX's RESOURCE_EXHAUSTED, raised
 // where the user asked for it (not as a failed allocation on a device thread).
 void check_fits_memory(const ArrayType& t) {
@@ -86,7 +85,6 @@ void check_fits_memory(const ArrayType& t) {
                                                               bytes == 0 ? elements : bytes, types::py_int_tuple(t.shape()),
                                                               types::dtype_name(t.dtype()), physical));
 }
-}  // namespace
 
 ValueId Trace::emit(ir::OpKind kind, std::vector<ValueId> operands, ArrayType result, ir::Attrs attrs) {
   check_fits_memory(result);

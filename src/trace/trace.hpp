@@ -75,6 +75,10 @@ std::vector<ValueId> inline_function(Trace& t, const ir::Function& f, const std:
 // other is its ancestor. Unrelated traces mean a tracer escaped its transformation.
 std::shared_ptr<Trace> innermost(const std::shared_ptr<Trace>& a, const std::shared_ptr<Trace>& b);
 
+// JAX's RESOURCE_EXHAUSTED when an array of type `t` cannot fit in this machine's memory
+// (every traced op checks its result; host-side builders call it before they allocate).
+void check_fits_memory(const ArrayType& t);
+
 // The traces being recorded right now, innermost last: a region body's ops go to its trace
 // even when their operands are concrete or come from outer traces (JAX's dynamic trace).
 std::shared_ptr<Trace> current_trace();  // null when nothing is being traced

@@ -229,9 +229,10 @@ Value arange(Interp& I, CallArgs& a) {
   if (step == 0) I.raise("ZeroDivisionError", "division by zero");
   auto req = dtype_arg(I, p.get("dtype"));
   DType dt = req ? storage_dtype(*req, false) : any_float ? types::default_float_dtype() : types::default_int_dtype();
+  // Checked as a double first: a huge or infinite count must not reach the int64 conversion.
   double count = std::ceil((stop - start) / step);
+  if (std::isnan(count) || count > static_cast<double>(int64_t{1} << 31)) I.raise("ValueError", "Maximum allowed size exceeded");
   int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
-  if (n > (int64_t{1} << 31)) I.raise("ValueError", "Maximum allowed size exceeded");
   OptOutSharding out = placement(I, p);
   const bool ints = !any_float && types::is_int(dt);
   if (out)
@@ -252,6 +253,7 @@ Value linspace(Interp& I, CallArgs& a) {
   bool endpoint = !p.has("endpoint") || I.truthy(p.get("endpoint"));
   bool retstep = p.has("retstep") && I.truthy(p.get("retstep"));
   if (num < 0) I.raise("ValueError", fmt::format("Number of samples, {}, must be non-negative.", num));
+  guarded(I, [&] { trace::check_fits_memory(types::ArrayType(types::default_float_dtype(), {num})); });
   auto req = dtype_arg(I, p.get("dtype"));
   // Computed in the default float dtype (float64 with x64 on), then cast as JAX does.
   const DType work = types::default_float_dtype();

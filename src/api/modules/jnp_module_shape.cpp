@@ -25,6 +25,13 @@ Value arr_operand(Interp& I, const Value& v, const std::string& name) {
   I.raise("TypeError", fmt::format("{} requires ndarray or scalar arguments, got {} at position 0.", name, I.type_name(v)));
 }
 
+// An operand whose shape the binding reads first: a Python number is the 0-d array it
+// stands for (jnp.asarray), as JAX's functions convert it.
+Value shaped_operand(Interp& I, const Value& v, const std::string& name) {
+  Value x = arr_operand(I, v, name);
+  return is_array_like(x) ? x : to_array(I, x, std::nullopt, false);
+}
+
 Value run(Interp& I, const std::string& name, const Value& x, const std::function<ValueId(Trace&, ValueId)>& body) {
   return apply(I, name, {arr_operand(I, x, name)}, [&](Trace& t, const std::vector<ValueId>& ids) {
     return std::vector<ValueId>{body(t, ids[0])};
@@ -300,7 +307,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
   }
   def_jnp(m, "split", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "split", {"ary", "indices_or_sections", "axis="});
-    Value x = arr_operand(I, p.get("ary"), "split");
+    Value x = shaped_operand(I, p.get("ary"), "split");
     int64_t axis = p.has("axis") ? int_arg(I, p.get("axis"), "axis") : 0;
     auto xt = type_of(x);
     int64_t ax = guarded(I, [&] { return trace::normalize_axis("split", axis, xt.rank()); });
@@ -370,7 +377,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
     ArgParser p(I, a, "pad", {"array", "pad_width", "mode=", "*", "constant_values="});
     if (p.has("mode") && I.str(p.get("mode")) != "constant")
       I.raise("NotImplementedError", fmt::format("jnp.pad: mode '{}' is not supported yet", I.str(p.get("mode"))));
-    Value x = arr_operand(I, p.get("array"), "pad");
+    Value x = shaped_operand(I, p.get("array"), "pad");
     auto widths = pad_widths(I, p.get("pad_width"), type_of(x).rank());
     double cv = p.has("constant_values") ? float_arg(I, p.get("constant_values"), "constant_values") : 0;
     return run(I, "pad", x, [&](Trace& t, ValueId v) {
