@@ -126,7 +126,8 @@ Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
   PreparedCall call = prepare_call(I, j, a);
   if (!call.entry) return I.call(j.fun, a);  // under an outer trace, a nested jit inlines
   CacheEntry& e = *call.entry;
-  auto placed = place_call_inputs(I, e, call.leaves, [&] { return dynamic_leaf_names(I, j, a, e.in); }, qualname_of(I, j.fun));
+  auto placed = place_call_inputs(
+      I, e, call.leaves, [&] { return dynamic_leaf_names(I, j, a, e.in); }, [&] { return qualname_of(I, j.fun); });
   auto prog = program_for(I, j, e, placed);
   return run_program(I, j, e, *prog, placed);
 }

@@ -108,9 +108,11 @@ Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::Compile
 std::optional<types::Mesh> context_mesh();
 // The inputs of a call placed: on the context mesh, else on the entry's placement mesh.
 // Inputs on different device sets are JAX's "Received incompatible devices" ValueError,
-// naming the arguments by `names(...)` (their leaf names) and the function `fun_name`.
+// naming the arguments by `names()` (their leaf names) and the function by `fun_name()`
+// (both asked only then: a call's dispatch computes no names).
 exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves,
-                                  const std::function<std::vector<std::string>()>& names = {}, const std::string& fun_name = "");
+                                  const std::function<std::vector<std::string>()>& names = {},
+                                  const std::function<std::string()>& fun_name = {});
 // Names of the dynamic leaves of a call: parameter names of the non-static positionals, then
 // the keyword names.
 std::vector<std::string> dynamic_leaf_names(Interp& I, const JitObj& j, const CallArgs& a, const TreeDef& in);

@@ -122,7 +122,8 @@ std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts) {
 }  // namespace
 
 exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std::vector<exec::ArrayRef>& leaves,
-                                  const std::function<std::vector<std::string>()>& names, const std::string& fun_name) {
+                                  const std::function<std::vector<std::string>()>& names,
+                                  const std::function<std::string()>& fun_name) {
   auto place = [&] {
     if (auto c = context_mesh()) return exec::place_inputs(entry.fn, leaves, c);
     const auto& named = entry.placement_mesh;
@@ -133,7 +134,7 @@ exec::Placement place_call_inputs(Interp& I, const CacheEntry& entry, const std:
       return place();
     } catch (const exec::IncompatibleDevices& e) {
       throw types::ShardingError("ValueError", exec::incompatible_devices_message(e, leaves, names ? names() : std::vector<std::string>{},
-                                                                                  fun_name.empty() ? entry.fn.name : fun_name));
+                                                                                  fun_name ? fun_name() : entry.fn.name));
     }
   });
 }
