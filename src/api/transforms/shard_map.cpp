@@ -113,17 +113,6 @@ PartitionSpec inferred_in_spec(Interp& I, const Value& v, const sharding::ShardM
   return PartitionSpec(entries);
 }
 
-// Pushes the abstract mesh of the body (manual axes Manual) and the check_vma mode.
-struct BodyScope {
-  trace::TraceScope trace;
-  trace::CheckVmaScope vma;
-  explicit BodyScope(std::shared_ptr<Trace> t, const types::AbstractMesh& inner, bool check_vma) : trace(std::move(t)), vma(check_vma) {
-    trace::MeshContext::get().push_abstract(inner);
-  }
-  ~BodyScope() { trace::MeshContext::get().pop_abstract(); }
-  BodyScope(const BodyScope&) = delete;
-  BodyScope& operator=(const BodyScope&) = delete;
-};
 
 // Traces the body on local types and emits the ShardMap op into `t`; returns its results.
 std::vector<ValueId> emit_shard_map(Interp& I, Trace& t, const Config& c, const types::Mesh& mesh, const sharding::ShardMapSpec& sm,
@@ -146,7 +135,7 @@ std::vector<ValueId> emit_shard_map(Interp& I, Trace& t, const Config& c, const 
   std::vector<ValueId> results;
   std::vector<Value> out_leaves;
   {
-    BodyScope scope(body, inner, sm.check_vma);
+    ShardMapBodyScope scope(body, inner, sm.check_vma);
     size_t pos = 0;
     Value args = tree_unflatten(I, args_def, tracers, pos);
     Value result = I.call(c.f, I.to_vector(args));
@@ -210,7 +199,7 @@ Value call_eagerly(Interp& I, const Config& c, const types::Mesh& mesh, const sh
   {
     // Ops without operands (zeros, axis_index) run per device too; the context mesh shows the
     // manual axes, as inside a traced body.
-    BodyScope scope(body.trace(), sharding::shard_map_inner_mesh(sm), sm.check_vma);
+    ShardMapBodyScope scope(body.trace(), sharding::shard_map_inner_mesh(sm), sm.check_vma);
     size_t pos = 0;
     Value args = tree_unflatten(I, args_def, blocks, pos);
     Value result = I.call(c.f, I.to_vector(args));

@@ -5,7 +5,6 @@
 #include "api/op_args.hpp"
 #include "array/array_format.hpp"
 #include "exec/run_global.hpp"
-#include "primitives/collectives/collectives.hpp"
 #include "trace/ops.hpp"
 
 namespace shard::api {
@@ -21,19 +20,6 @@ std::unordered_map<const trace::Trace*, EagerShardMap*>& live() {
   static std::unordered_map<const trace::Trace*, EagerShardMap*> m;
   return m;
 }
-
-// What a shard_map body's trace sees while it runs: the manual axes bound (collectives,
-// axis_index), the check_vma mode, and the body trace recording.
-struct BlockScope {
-  trace::TraceScope trace;
-  trace::CheckVmaScope vma;
-  BlockScope(std::shared_ptr<trace::Trace> t, const types::AbstractMesh& inner, bool check_vma) : trace(std::move(t)), vma(check_vma) {
-    trace::MeshContext::get().push_abstract(inner);
-  }
-  ~BlockScope() { trace::MeshContext::get().pop_abstract(); }
-  BlockScope(const BlockScope&) = delete;
-  BlockScope& operator=(const BlockScope&) = delete;
-};
 
 Shape with_leading_one(const Shape& s) {
   Shape out{1};
@@ -59,6 +45,7 @@ EagerShardMap::EagerShardMap(types::Mesh mesh, sharding::ShardMapSpec sm)
 EagerShardMap::~EagerShardMap() { live().erase(trace_.get()); }
 
 EagerShardMap* EagerShardMap::of(const trace::Trace& t) {
+  if (live().empty()) return nullptr;  // every op asks: no eager body is the common case
   auto it = live().find(&t);
   return it == live().end() ? nullptr : it->second;
 }
@@ -80,11 +67,8 @@ Value EagerShardMap::adopt(exec::ArrayRef stacked, const ArrayType& local) {
 std::vector<Value> EagerShardMap::enter(Interp& I, const std::vector<Value>& leaves, const std::vector<PartitionSpec>& in_specs,
                                         const std::vector<sharding::SpecSite>& sites) {
   if (leaves.empty()) return {};
-  auto g = std::make_shared<trace::Trace>("shard_map", mesh_.abstract_mesh());
-  g->set_loc(I.current_loc());
-  auto b = std::make_shared<trace::Trace>(sm_.fun_name, inner_, g);
-  std::vector<ValueId> outer, params, results;
-  std::vector<exec::ArrayRef> inputs;
+  Program p = begin(I, sm_.fun_name);
+  std::vector<ValueId> params, results;
   std::vector<ArrayType> locals, out_types;
   std::vector<PartitionSpec> out_specs;
   for (size_t i = 0; i < leaves.size(); ++i) {
@@ -92,25 +76,40 @@ std::vector<Value> EagerShardMap::enter(Interp& I, const std::vector<Value>& lea
     auto* a = as_array(v);
     if (!a) I.raise("TypeError", fmt::format("shard_map arguments must be arrays, got {}", I.type_name(leaves[i])));
     exec::ArrayRef arr = a->host ? guarded(I, [&] { return to_device(a->array, std::nullopt, std::nullopt); }) : a->array;
-    inputs.push_back(arr);
-    outer.push_back(g->param(arr->type));
+    p.inputs.push_back(arr);
+    p.outer_params.push_back(p.outer->param(arr->type));
+    p.in_specs.push_back(in_specs[i]);
     locals.push_back(guarded(I, [&] { return sharding::shard_map_input(sm_, arr->type, in_specs[i], sites[i]); }));
-    params.push_back(b->param(locals.back()));
+    params.push_back(p.body->param(locals.back()));
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    b->set_loc(I.current_loc());
-    results.push_back(guarded(I, [&] { return trace::reshape(*b, params[i], with_leading_one(locals[i].shape())); }));
+    results.push_back(guarded(I, [&] { return trace::reshape(*p.body, params[i], with_leading_one(locals[i].shape())); }));
     out_specs.push_back(stacked_spec(locals[i].rank() + 1));
-    out_types.push_back(guarded(I, [&] { return sharding::shard_map_output(sm_, b->type(results[i]), out_specs.back()); }));
+    out_types.push_back(guarded(I, [&] { return sharding::shard_map_output(sm_, p.body->type(results[i]), out_specs.back()); }));
   }
-  ir::Function fn = b->finish(results);
-  trace::ShardMapSpecs specs{sm_.manual_axes, sm_.check_vma, in_specs, out_specs, mesh_, sm_.mesh};
-  auto gouts = trace::shard_map(*g, {std::make_shared<const ir::Function>(std::move(fn)), b->captured()}, outer, out_types, specs);
-  ir::Function gfn = g->finish(gouts);
-  auto run = guarded(I, [&] { return exec::run_global(gfn, inputs, mesh_); });
+  auto outputs = finish(I, p, results, out_specs, out_types);
   std::vector<Value> out;
-  for (size_t i = 0; i < locals.size(); ++i) out.push_back(adopt(run.outputs.at(i), locals[i]));
+  for (size_t i = 0; i < locals.size(); ++i) out.push_back(adopt(outputs.at(i), locals[i]));
   return out;
+}
+
+EagerShardMap::Program EagerShardMap::begin(Interp& I, const std::string& name) const {
+  Program p;
+  p.outer = std::make_shared<trace::Trace>("shard_map", mesh_.abstract_mesh());
+  p.outer->set_loc(I.current_loc());
+  p.body = std::make_shared<trace::Trace>(name, inner_, p.outer);
+  p.body->set_loc(I.current_loc());
+  return p;
+}
+
+std::vector<exec::ArrayRef> EagerShardMap::finish(Interp& I, Program& p, const std::vector<ValueId>& results,
+                                                  const std::vector<PartitionSpec>& out_specs, const std::vector<ArrayType>& out_types) {
+  ir::Function fn = p.body->finish(results);
+  trace::ShardMapSpecs specs{sm_.manual_axes, sm_.check_vma, p.in_specs, out_specs, mesh_, sm_.mesh};
+  auto gouts = trace::shard_map(*p.outer, {std::make_shared<const ir::Function>(std::move(fn)), p.body->captured()}, p.outer_params,
+                                out_types, specs);
+  ir::Function gfn = p.outer->finish(gouts);
+  return guarded(I, [&] { return exec::run_global(gfn, p.inputs, mesh_).outputs; });
 }
 
 // A body value as a value of the program's shard_map body: its stacked array becomes an input
@@ -129,6 +128,7 @@ ValueId EagerShardMap::import(Interp& I, Program& p, ValueId v) {
 }
 
 std::optional<std::vector<Value>> EagerShardMap::import_closed_over(Interp& I, const std::vector<Value>& operands) {
+  if (live().empty()) return std::nullopt;
   auto active = trace::current_trace();
   std::optional<std::vector<Value>> out;
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -145,11 +145,7 @@ std::optional<std::vector<Value>> EagerShardMap::import_closed_over(Interp& I, c
 
 std::vector<Value> EagerShardMap::run(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body,
                                       const std::vector<PartitionSpec>* final_specs, const std::vector<sharding::SpecSite>* sites) {
-  Program p;
-  p.outer = std::make_shared<trace::Trace>("shard_map", mesh_.abstract_mesh());
-  p.outer->set_loc(I.current_loc());
-  p.body = std::make_shared<trace::Trace>(name, inner_, p.outer);
-  p.body->set_loc(I.current_loc());
+  Program p = begin(I, name);
   // Body values enter as their blocks; everything else (concrete arrays, Python numbers)
   // becomes a constant of the body.
   std::vector<Value> inner_operands = operands;
@@ -167,7 +163,7 @@ std::vector<Value> EagerShardMap::run(Interp& I, const std::string& name, const 
   std::vector<ArrayType> locals, out_types;
   std::vector<PartitionSpec> out_specs;
   {
-    BlockScope scope(p.body, inner_, sm_.check_vma);
+    ShardMapBodyScope scope(p.body, inner_, sm_.check_vma);
     programs_.push_back(&p);
     struct Pop {
       std::vector<Program*>& v;
@@ -188,14 +184,9 @@ std::vector<Value> EagerShardMap::run(Interp& I, const std::string& name, const 
       }
     }
   }
-  ir::Function fn = p.body->finish(results);
-  trace::ShardMapSpecs specs{sm_.manual_axes, sm_.check_vma, p.in_specs, out_specs, mesh_, sm_.mesh};
-  auto gouts = trace::shard_map(*p.outer, {std::make_shared<const ir::Function>(std::move(fn)), p.body->captured()}, p.outer_params,
-                                out_types, specs);
-  ir::Function gfn = p.outer->finish(gouts);
-  auto run = guarded(I, [&] { return exec::run_global(gfn, p.inputs, mesh_); });
+  auto outputs = finish(I, p, results, out_specs, out_types);
   std::vector<Value> out;
-  for (size_t k = 0; k < locals.size(); ++k) out.push_back(final_specs ? wrap(run.outputs.at(k)) : adopt(run.outputs.at(k), locals[k]));
+  for (size_t k = 0; k < locals.size(); ++k) out.push_back(final_specs ? wrap(outputs.at(k)) : adopt(outputs.at(k), locals[k]));
   return out;
 }
 

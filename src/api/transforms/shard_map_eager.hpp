@@ -16,9 +16,24 @@
 #include <vector>
 
 #include "api/objects/array_value.hpp"
+#include "primitives/collectives/collectives.hpp"
 #include "sharding/rules.hpp"
 
 namespace shard::api {
+
+// While a shard_map body runs or is traced: the trace recording, the context mesh with the
+// manual axes Manual (collectives, axis_index, get_abstract_mesh), and the check_vma mode.
+struct ShardMapBodyScope {
+  trace::TraceScope trace;
+  trace::CheckVmaScope vma;
+  ShardMapBodyScope(std::shared_ptr<trace::Trace> t, const types::AbstractMesh& inner, bool check_vma)
+      : trace(std::move(t)), vma(check_vma) {
+    trace::MeshContext::get().push_abstract(inner);
+  }
+  ~ShardMapBodyScope() { trace::MeshContext::get().pop_abstract(); }
+  ShardMapBodyScope(const ShardMapBodyScope&) = delete;
+  ShardMapBodyScope& operator=(const ShardMapBodyScope&) = delete;
+};
 
 class EagerShardMap {
  public:
@@ -58,6 +73,11 @@ class EagerShardMap {
     std::unordered_map<ir::ValueId, ir::ValueId> imported;  // body value -> its local value in `body`
   };
   ir::ValueId import(Interp& I, Program& p, ir::ValueId v);
+  Program begin(Interp& I, const std::string& name) const;
+  // The body's `results` as the program's outputs (`out_specs`, `out_types`): run on the mesh.
+  std::vector<exec::ArrayRef> finish(Interp& I, Program& p, const std::vector<ir::ValueId>& results,
+                                     const std::vector<types::PartitionSpec>& out_specs,
+                                     const std::vector<types::ArrayType>& out_types);
   std::vector<Value> run(Interp& I, const std::string& name, const std::vector<Value>& operands, const OpBody& body,
                          const std::vector<types::PartitionSpec>* out_specs, const std::vector<sharding::SpecSite>* sites);
   Value adopt(exec::ArrayRef stacked, const types::ArrayType& local);
