@@ -33,8 +33,8 @@ TEST_CASE("a process's runtime runs only its own devices of a launch", "[process
   std::mutex mu;
   std::vector<int> ran;
   rt.launch({0, 1, 2, 3, 4, 5, 6, 7}, [&](int d) {
+    std::lock_guard<std::mutex> lock(mu);  // also for CHECK: Catch2's assertions are not thread-safe
     CHECK(DeviceRuntime::current_device() == d);
-    std::lock_guard<std::mutex> lock(mu);
     ran.push_back(d);
   });
   std::sort(ran.begin(), ran.end());
