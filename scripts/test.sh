@@ -92,6 +92,7 @@ run_oracle "--time-passes (timings: checked by shape)" bash tests/cli/run_time_p
 run_oracle "--stats times, --trace host track, jax.profiler files" bash tests/cli/run_profiler_check.sh "$shard"
 run_oracle "bad arguments are said, not ignored" bash tests/cli/run_bad_arguments_check.sh "$shard"
 run_oracle "Ctrl-C: KeyboardInterrupt, and devices stop" bash tests/cli/run_interrupt_check.sh "$shard"
+run_oracle "memory: cycles collected, nothing leaked at exit" bash tests/cli/run_memory_check.sh "$shard"
 run_oracle "fuzzers: jit pipeline vs numpy, hostile API calls (fixed seed)" bash tests/fuzz/run_fuzz_check.sh "$shard"
 run_oracle "embedding API example" "$BUILD/examples/embed/embed_example"
 run_oracle "libshard installed: SONAME, exported symbols, pkg-config" bash tests/embed/run_installed_check.sh "$BUILD"

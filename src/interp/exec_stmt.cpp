@@ -1,5 +1,6 @@
 // Statement execution. Control flow (return/break/continue) travels as a Flow return
 // code; only Python exceptions use C++ exceptions (PyError).
+#include "interp/gc.hpp"
 #include "interp/interp_impl.hpp"
 
 namespace shard::interp {
@@ -226,6 +227,7 @@ void Interp::Impl::record_annotation(const Stmt& s, Frame& f) {
 
 Flow Interp::Impl::exec(const Stmt& s, Frame& f) {
   at(s.loc);
+  gc::maybe_collect();  // a safe point: every value in use is held by a Value somewhere
   switch (s.kind) {
     case StmtKind::ExprStmt: {
       Value v = eval(*s.value, f);

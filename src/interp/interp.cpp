@@ -10,6 +10,7 @@
 
 #include "ast/source.hpp"
 #include "grammar/parse.hpp"
+#include "interp/gc.hpp"
 #include "interp/interp_impl.hpp"
 #include "interp/module_names.hpp"
 #include "interp/missing_attribute_hint.hpp"
@@ -83,8 +84,27 @@ Interp::Interp(Options opts) : opts_(std::move(opts)), impl_(std::make_unique<Im
   P.modules["__main__"] = P.main_mod;
 }
 
+// As CPython's finalisation: the interpreter's caches let go of what they hold, every module
+// dict is emptied (which breaks the module <-> function cycles), and the collector frees the
+// cycles left among the values those dicts held. Values an embedder still holds stay alive.
 Interp::~Interp() {
-  impl_->shutting_down = true;  // generators still alive are dropped, not run to their finally
+  Impl& P = *impl_;
+  P.shutting_down = true;  // generators still alive are dropped, not run to their finally
+  P.acaches.clear();
+  P.gcaches.clear();
+  P.new_plans.clear();
+  P.handling.clear();
+  std::vector<Value> held;
+  for (auto& [name, m] : P.modules)
+    for (auto& [key, v] : m->dict.entries)
+      if (v) held.push_back(std::move(v));
+  for (auto& [name, m] : P.modules) {
+    m->dict.entries.clear();
+    m->dict.index.clear();
+  }
+  release_values(held);
+  while (gc::collect() > 0) {
+  }
 }
 
 std::shared_ptr<ModuleObj> Interp::main_module() { return impl_->main_mod; }

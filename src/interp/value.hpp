@@ -30,11 +30,41 @@ enum class ObjKind : uint8_t {
   Native,  // anything defined outside src/interp (arrays, meshes, ...): subclass NativeObj
 };
 
-struct Object {
+// The cycle collector (gc.cpp) keeps a registry of the objects that can hold references
+// (containers, functions, classes, instances, modules, cells and natives that opt in).
+// Reference counting frees everything else; the collector finds groups of tracked objects
+// that only reference each other, as CPython's gc does, using each object's strong count
+// (hence enable_shared_from_this) minus the references it can see between tracked objects.
+inline constexpr uint32_t kGcUntracked = UINT32_MAX;
+bool gc_tracks_kind(ObjKind k);
+void gc_track(Object& o);
+void gc_untrack(Object& o);
+
+struct Object : std::enable_shared_from_this<Object> {
   ObjKind kind;
+  uint32_t gc_slot = kGcUntracked;  // index in the collector's registry, or untracked
   ClassP cls;  // the Python-level type; never null once builtins are initialised
-  Object(ObjKind k, ClassP c) : kind(k), cls(std::move(c)) {}
-  virtual ~Object() = default;
+  Object(ObjKind k, ClassP c) : kind(k), cls(std::move(c)) {
+    if (gc_tracks_kind(k)) gc_track(*this);
+  }
+  // A copy is a new object: its own registry slot (never the original's), no owner yet.
+  Object(const Object& o) : std::enable_shared_from_this<Object>(), kind(o.kind), cls(o.cls) {
+    if (o.gc_slot != kGcUntracked) gc_track(*this);
+  }
+  Object& operator=(const Object&) = delete;
+  virtual ~Object() {
+    if (gc_slot != kGcUntracked) gc_untrack(*this);
+  }
+};
+
+// What the collector asks of an object: each reference it holds, one call per reference
+// actually held (a reference reported that is not held would free live objects; one not
+// reported only keeps garbage alive).
+struct GcVisitor {
+  virtual void operator()(const Object* referent) = 0;
+  void operator()(const Value& v) {
+    if (v) (*this)(v.get());
+  }
 };
 
 // Ordered string-keyed attribute table (module globals, class dicts, instance __dict__).
@@ -196,7 +226,16 @@ struct InstanceObj : Object {
 
 // Base for values defined outside the interpreter (device arrays, meshes, specs...). Their
 // classes are ordinary ClassObj with native methods and dunders.
-struct NativeObj : Object { explicit NativeObj(ClassP c) : Object(ObjKind::Native, std::move(c)) {} };
+// Natives holding Values opt into the collector (GcTracked) and report those references;
+// gc_clear drops them when the object is part of unreachable garbage (the object is then
+// destroyed; it must stay destructible).
+struct NativeObj : Object {
+  enum GcTracked { gc_tracked };
+  explicit NativeObj(ClassP c) : Object(ObjKind::Native, std::move(c)) {}
+  NativeObj(ClassP c, GcTracked) : Object(ObjKind::Native, std::move(c)) { gc_track(*this); }
+  virtual void gc_traverse(GcVisitor& visit) const {}
+  virtual void gc_clear() {}
+};
 
 // The built-in classes, created once by init_builtin_types().
 struct BuiltinTypes {

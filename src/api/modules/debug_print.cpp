@@ -59,8 +59,13 @@ Value jax_debug_print(Interp& I, CallArgs& a) {
   std::vector<std::string> identity{text_fmt, tree_signature(I, def)};
   for (size_t i = 0; i < leaves.size(); ++i)
     if (operand_of[i] < 0) identity.push_back(I.type_name(leaves[i]) + ":" + I.repr(leaves[i]));
-  auto callback = std::make_shared<const exec::HostCallback>([interp, text_fmt, def, leaves, operand_of, split](const std::vector<exec::HostValue>& values) {
-    std::vector<Value> filled = leaves;
+  // The callback keeps only the Python values: an array leaf may be a tracer, which holds
+  // its trace, which holds this callback (a cycle no collector sees through).
+  std::vector<Value> python_leaves = leaves;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (operand_of[i] >= 0) python_leaves[i] = nullptr;
+  auto callback = std::make_shared<const exec::HostCallback>([interp, text_fmt, def, python_leaves, operand_of](const std::vector<exec::HostValue>& values) {
+    std::vector<Value> filled = python_leaves;
     for (size_t i = 0; i < filled.size(); ++i)
       if (operand_of[i] >= 0) {
         const auto& hv = values.at(static_cast<size_t>(operand_of[i]));
@@ -68,8 +73,8 @@ Value jax_debug_print(Interp& I, CallArgs& a) {
         filled[i] = wrap(arr);
       }
     size_t pos = 0;
-    auto [args, kwargs] = split(tree_unflatten(*interp, def, filled, pos));
-    print_formatted(*interp, text_fmt, args, kwargs);
+    auto parts = interp->to_vector(tree_unflatten(*interp, def, filled, pos));
+    print_formatted(*interp, text_fmt, parts.at(0), parts.at(1));
   });
   apply_multi(I, "debug_print", operands, [&](trace::Trace& t, const std::vector<ir::ValueId>& ids) {
     trace::host_callback(t, ids, identity, callback);

@@ -29,9 +29,16 @@ struct CustomObj : interp::NativeObj {
   Value fun, jvp, fwd, bwd;
   std::vector<int64_t> nondiff;
   std::string id;
-  CustomObj(ClassP c, bool v, Value f, std::vector<int64_t> nd) : NativeObj(std::move(c)), vjp(v), fun(std::move(f)), nondiff(std::move(nd)) {
+  CustomObj(ClassP c, bool v, Value f, std::vector<int64_t> nd)
+      : NativeObj(std::move(c), gc_tracked), vjp(v), fun(std::move(f)), nondiff(std::move(nd)) {
     static int64_t counter = 0;
     id = fmt::format("{}#{}", v ? "custom_vjp" : "custom_jvp", ++counter);
+  }
+  void gc_traverse(interp::GcVisitor& visit) const override {
+    for (auto* v : {&fun, &jvp, &fwd, &bwd}) visit(*v);
+  }
+  void gc_clear() override {
+    for (auto* v : {&fun, &jvp, &fwd, &bwd}) v->reset();
   }
 };
 
@@ -130,7 +137,12 @@ autodiff::CustomJvpRule jvp_rule(Interp& I, const CustomObj& c, const SplitArgs&
 autodiff::CustomVjpFwd vjp_fwd(Interp& I, const CustomObj& c, const SplitArgs& s, size_t ncap, const TreeDef& out_def) {
   Value fwd = c.fwd, bwd = c.bwd;
   std::vector<int64_t> nondiff_argnums = c.nondiff;
-  SplitArgs split = s;
+  // What merge_args needs later: the argument count and the nondiff values. The
+  // differentiable arguments may be tracers, whose trace holds this rule (a cycle).
+  SplitArgs split;
+  split.args.assign(s.args.size(), nullptr);
+  split.nondiff = s.nondiff;
+  split.diff_def = s.diff_def;
   Interp* interp = &I;
   return [interp, fwd, bwd, nondiff_argnums, split, ncap, out_def](trace::Trace& t, const std::vector<ValueId>& primals) {
     Interp& I2 = *interp;

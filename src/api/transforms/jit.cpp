@@ -112,6 +112,29 @@ Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::Compile
   return tree_unflatten(I, e.out, values, pos);
 }
 
+namespace {
+void visit_tree(const TreeDef& t, interp::GcVisitor& visit) {
+  for (auto& k : t.keys) visit(k);
+  visit(t.aux);
+  for (auto& c : t.children) visit_tree(c, visit);
+}
+}  // namespace
+
+void JitObj::gc_traverse(interp::GcVisitor& visit) const {
+  visit(fun);
+  for (auto& e : cache) {
+    if (e.use_count() != 1) continue;  // shared with a Lowered: not all its holders are known
+    for (auto& v : e->statics) visit(v);
+    visit_tree(e->in, visit);
+    visit_tree(e->out, visit);
+  }
+}
+
+void JitObj::gc_clear() {
+  fun.reset();
+  cache.clear();
+}
+
 }  // namespace jit_detail
 
 namespace {

@@ -62,7 +62,11 @@ struct JitObj : interp::NativeObj {
   JitOptions opts;
   std::vector<CacheEntryRef> cache;
   std::shared_ptr<JitStats> stats;
-  JitObj(ClassP c, Value f, JitOptions o) : NativeObj(std::move(c)), fun(std::move(f)), opts(std::move(o)) {}
+  JitObj(ClassP c, Value f, JitOptions o) : NativeObj(std::move(c), gc_tracked), fun(std::move(f)), opts(std::move(o)) {}
+  // The function and its cache's static arguments and tree keys: a module-level @jax.jit
+  // function and the module it lives in reference each other.
+  void gc_traverse(interp::GcVisitor& visit) const override;
+  void gc_clear() override;
 };
 
 // ---- jit_trace.cpp --------------------------------------------------------------------------

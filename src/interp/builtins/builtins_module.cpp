@@ -64,6 +64,7 @@ void register_host_modules() {
   bi::register_enum_module();
   bi::register_abc_module();
   bi::register_textwrap_module();
+  bi::register_gc_module();
 }
 
 }  // namespace shard::interp

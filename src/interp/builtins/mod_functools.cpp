@@ -13,7 +13,17 @@ struct PartialObj : NativeObj {
   Value func;
   std::vector<Value> args;
   std::vector<std::pair<std::string, Value>> kwargs;
-  using NativeObj::NativeObj;
+  explicit PartialObj(ClassP c) : NativeObj(std::move(c), gc_tracked) {}
+  void gc_traverse(GcVisitor& visit) const override {
+    visit(func);
+    for (auto& v : args) visit(v);
+    for (auto& [k, v] : kwargs) visit(v);
+  }
+  void gc_clear() override {
+    func.reset();
+    args.clear();
+    kwargs.clear();
+  }
 };
 
 ClassP g_partial, g_cached, g_cmpkey;
@@ -106,7 +116,19 @@ struct CachedObj : NativeObj {
   int64_t hits = 0, misses = 0;
   Value maxsize;  // None = unbounded
   AttrTable attrs;  // __wrapped__, __name__, ...
-  using NativeObj::NativeObj;
+  explicit CachedObj(ClassP c) : NativeObj(std::move(c), gc_tracked) {}
+  void gc_traverse(GcVisitor& visit) const override {
+    visit(func);
+    if (cache) visit(cache.get());
+    visit(maxsize);
+    for (auto& [name, v] : attrs.entries) visit(v);
+  }
+  void gc_clear() override {
+    func.reset();
+    cache = make_dict();
+    attrs.entries.clear();
+    attrs.index.clear();
+  }
 };
 
 CachedObj& self_cached(Interp& I, CallArgs& a, const char* meth) {

@@ -195,6 +195,7 @@ void register_re_module();
 void register_enum_module();
 void register_abc_module();
 void register_textwrap_module();
+void register_gc_module();
 // list[int] / int | None support on `type` (called once the core types exist).
 void init_typing_support();
 // The members of an `int | str` union object (false when spec is not one).
