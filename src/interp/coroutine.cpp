@@ -13,6 +13,30 @@
 
 #include "interp/interp_impl.hpp"
 
+// Sanitizers track each thread's stack: a switch they are not told about makes ASan ignore
+// the unpoisoning at every throw on a coroutine stack (and report false overflows later) and
+// corrupts TSan's shadow call stack.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SHARD_ASAN_FIBERS 1
+#endif
+#if __has_feature(thread_sanitizer)
+#define SHARD_TSAN_FIBERS 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(SHARD_ASAN_FIBERS)
+#define SHARD_ASAN_FIBERS 1
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(SHARD_TSAN_FIBERS)
+#define SHARD_TSAN_FIBERS 1
+#endif
+#ifdef SHARD_ASAN_FIBERS
+#include <sanitizer/common_interface_defs.h>
+#endif
+#ifdef SHARD_TSAN_FIBERS
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace shard::interp {
 
 namespace {
@@ -76,6 +100,10 @@ Coroutine::~Coroutine() { release_stack(); }
 void Coroutine::release_stack() {
   if (stack_) give_back_stack(stack_);
   stack_ = nullptr;
+#ifdef SHARD_TSAN_FIBERS
+  if (tsan_fiber_) __tsan_destroy_fiber(tsan_fiber_);
+  tsan_fiber_ = nullptr;
+#endif
 }
 
 #if defined(__x86_64__)
@@ -126,25 +154,67 @@ shard_coroutine_start:
   .popsection
 )");
 
-void Coroutine::switch_in() { shard_coroutine_switch(&caller_sp_, self_sp_); }
-void Coroutine::switch_out() { shard_coroutine_switch(&self_sp_, caller_sp_); }
-#else
-void Coroutine::switch_in() { swapcontext(&caller_, &self_); }
-void Coroutine::switch_out() { swapcontext(&self_, &caller_); }
+#endif
 
+// Resumer -> body. The resumer's fake stack (ASan) is kept on its own stack, in `fake`.
+void Coroutine::switch_in() {
+#ifdef SHARD_ASAN_FIBERS
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, stack_ + page_size(), kStackSize);
+#endif
+#ifdef SHARD_TSAN_FIBERS
+  tsan_resumer_fiber_ = __tsan_get_current_fiber();
+  if (!tsan_fiber_) tsan_fiber_ = __tsan_create_fiber(0);
+  __tsan_switch_to_fiber(tsan_fiber_, 0);
+#endif
+#if defined(__x86_64__)
+  shard_coroutine_switch(&caller_sp_, self_sp_);
+#else
+  swapcontext(&caller_, &self_);
+#endif
+#ifdef SHARD_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+}
+
+// Body -> resumer. An ending body's fake stack is freed (no slot to keep it in).
+void Coroutine::switch_out(bool ending) {
+#ifdef SHARD_ASAN_FIBERS
+  __sanitizer_start_switch_fiber(ending ? nullptr : &asan_fake_stack_, resumer_stack_bottom_, resumer_stack_size_);
+#endif
+#ifdef SHARD_TSAN_FIBERS
+  __tsan_switch_to_fiber(tsan_resumer_fiber_, 0);
+#endif
+#if defined(__x86_64__)
+  shard_coroutine_switch(&self_sp_, caller_sp_);
+#else
+  swapcontext(&self_, &caller_);
+#endif
+  after_switch_to_body();
+}
+
+// On the body's stack, just switched to: learns the resumer's stack (it may differ each time).
+void Coroutine::after_switch_to_body() {
+#ifdef SHARD_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(asan_fake_stack_, &resumer_stack_bottom_, &resumer_stack_size_);
+#endif
+}
+
+#if !defined(__x86_64__)
 void Coroutine::trampoline(unsigned lo, unsigned hi) {
   entry(reinterpret_cast<Coroutine*>((uintptr_t(hi) << 32) | uintptr_t(lo)));
 }
 #endif
 
 void Coroutine::entry(Coroutine* self) {
+  self->after_switch_to_body();
   try {
     self->body_();
   } catch (...) {
     self->error_ = std::current_exception();
   }
   self->finished_ = true;
-  self->switch_out();
+  self->switch_out(/*ending=*/true);
   __builtin_unreachable();  // a finished coroutine is never resumed
 }
 

@@ -37,7 +37,8 @@ class Coroutine {
   static void entry(Coroutine* self);
   void release_stack();
   void switch_in();
-  void switch_out();
+  void switch_out(bool ending = false);
+  void after_switch_to_body();
 
   std::function<void()> body_;
 #if defined(__x86_64__)
@@ -50,6 +51,13 @@ class Coroutine {
   char* floor_ = nullptr;  // lowest address the interpreter's stack guard lets recursion reach
   char* saved_floor_ = nullptr;
   std::exception_ptr error_;
+  // What AddressSanitizer and ThreadSanitizer are told at each switch (unused in other
+  // builds): the body's fake stack while it is suspended, the resumer's stack, the two fibers.
+  void* asan_fake_stack_ = nullptr;
+  const void* resumer_stack_bottom_ = nullptr;
+  size_t resumer_stack_size_ = 0;
+  void* tsan_fiber_ = nullptr;
+  void* tsan_resumer_fiber_ = nullptr;
   bool started_ = false, finished_ = false, running_ = false;
 };
 
