@@ -355,7 +355,7 @@ class CallMaker:
                           self.math_op, self.math_op, self.sharding_op, self.sharding_op, self.transform_op])()
 
 
-def run_batch(shard, calls, first, workdir, batch_id):
+def run_batch(shard, calls, first, workdir, batch_id, preexec=limit_memory):
     """Runs the calls in as many processes as crashes need; yields (index, verdict, program)."""
     start = 0
     attempt = 0
@@ -368,7 +368,7 @@ def run_batch(shard, calls, first, workdir, batch_id):
             f.write(program)
         try:
             proc = subprocess.run([shard, path], capture_output=True, text=True, timeout=BATCH_TIMEOUT_S,
-                                  preexec_fn=limit_memory)
+                                  preexec_fn=preexec)
             stdout, stderr, status, hung = proc.stdout, proc.stderr, proc.returncode, False
         except subprocess.TimeoutExpired as e:
             stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
@@ -413,8 +413,12 @@ def main():
     parser.add_argument("--batch", type=int, default=60, help="calls per shard process")
     parser.add_argument("--allow-known", action="store_true",
                         help="count failures of the bugs in KNOWN_BUGS (tests/fuzz/found/) as known, not failed")
+    parser.add_argument("--no-address-space-limit", action="store_true",
+                        help="no RLIMIT_AS for shard (an ASan build's shadow memory reserves terabytes of address "
+                             "space; scripts/sanitize.sh bounds allocations with ASAN_OPTIONS instead)")
     args = parser.parse_args()
     shard = os.path.realpath(args.shard)
+    preexec = None if args.no_address_space_limit else limit_memory
     start = time.monotonic()
     passed = failed = known = 0
     with tempfile.TemporaryDirectory() as workdir:
@@ -425,7 +429,7 @@ def main():
             rng = np.random.default_rng([args.seed, first])
             maker = CallMaker(rng)
             calls = [maker.call() for _ in range(count)]
-            for index, verdict, program in run_batch(shard, calls, first, workdir, batch_id):
+            for index, verdict, program in run_batch(shard, calls, first, workdir, batch_id, preexec):
                 if verdict == "pass":
                     passed += 1
                     continue
