@@ -3,10 +3,12 @@
 // never are; every traversal reports only references its object holds.
 #include <catch2/catch.hpp>
 
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
 
+#include "api/modules/registration.hpp"
 #include "interp/gc.hpp"
 #include "interp/interp.hpp"
 
@@ -76,6 +78,7 @@ TEST_CASE("gc keeps what only an untracked object references", "[gc]") {
 }
 
 TEST_CASE("gc traversals report no reference an object does not hold", "[gc]") {
+  shard::api::register_api_modules();  // jax, for jitted functions and custom_jvp
   Interp I;
   run(I, R"(
 import functools, collections
