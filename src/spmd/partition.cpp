@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ir/dim_map.hpp"
+#include "ir/layout_probe.hpp"
 #include "spmd/auto_layouts.hpp"
 #include "spmd/local_builder.hpp"
 #include "spmd/partitioner.hpp"
@@ -144,6 +145,11 @@ PartitionSpec Partitioner::broadcast_operand_layout(const ir::Op& broadcast, con
 void Partitioner::partition_op(const ir::Op& op) {
   const auto& a = op.attrs;  // unchanged, except where a rewrite says otherwise
   if (op.kind == OpKind::HostCallback) {  // the host sees whole values
+    if (const auto& cb = op.attr<ir::attr::HostCallback>(); ir::is_layout_probe(cb) && op.operands.size() == 1) {
+      const auto v = op.operands[0];  // only its layout is wanted (ir/layout_probe.hpp)
+      b_.emit_multi(op.kind, {}, {}, ir::with_probed_layout(cb, normalized(map_[v].layout, gtype(v).rank()), am_), {});
+      return;
+    }
     std::vector<ir::ValueId> ins;
     for (auto v : op.operands) ins.push_back(in_layout(op, v, PartitionSpec::replicated(gtype(v).rank())));
     b_.emit_multi(op.kind, ins, {}, a, {});

@@ -16,8 +16,10 @@
 #include <map>
 
 #include "api/modules/visualize.hpp"
+#include "api/modules/debug_layout_probe.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
+#include "api/pytree/pytree.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/trace.hpp"
 
@@ -356,9 +358,28 @@ void print_text(Interp& I, const std::string& text) {
   I.call(I.getattr(I.builtins(), "print"), pa);
 }
 
+// A value jax.jit traces: its layout is known when the program is compiled (a layout probe).
+bool probed_at_compile(const Value& x) {
+  auto* t = as_tracer(x);
+  return t && traced_for_jit(*t->trace);
+}
+
 Value visualize_array_sharding(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "visualize_array_sharding", {"arr", "*", "use_color=", "scale=", "min_width=", "max_width=", "color_map="});
   auto o = options_of(I, p);
+  if (Value x = p.get("arr"); probed_at_compile(x)) {
+    const Shape shape = as_tracer(x)->type().shape();
+    if (shape.empty())  // JAX's error for a scalar, raised now rather than at compile time
+      guarded(I, [&] { return visualize_sharding_text(shape, NamedSharding(exec::single_device_mesh(), {}), o); });
+    record_layout_probe(I, x, [shape, o](Interp& J, const NamedSharding& sharding, bool) {
+      // Under vmap the probed value has the batch dims in front: draw one example's blocks.
+      auto entries = sharding.spec().entries();
+      if (entries.size() > shape.size()) entries.erase(entries.begin(), entries.end() - static_cast<long>(shape.size()));
+      const NamedSharding example = sharding.with_spec(sharding.spec().with_entries(entries));
+      print_text(J, guarded(J, [&] { return visualize_sharding_text(shape, example, o); }));
+    });
+    return interp::none();
+  }
   auto [shape, sharding] = sharding_to_show(I, p.get("arr"), "visualize_array_sharding");
   print_text(I, guarded(I, [&] { return visualize_sharding_text(shape, sharding, o); }));
   return interp::none();
@@ -378,17 +399,29 @@ Value visualize_sharding(Interp& I, CallArgs& a) {
   return interp::none();
 }
 
+// Every leaf of the pytree `value`: its sharding, passed to callback (JAX's tree_map).
 Value inspect_array_sharding(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "inspect_array_sharding", {"value", "*", "callback"});
-  Value x = p.get("value");
-  Value sharding_value;
-  if (auto* arr = as_array(x)) sharding_value = array_sharding_value(*arr->array);
-  else {
-    auto [shape, s] = sharding_to_show(I, x, "inspect_array_sharding");
-    (void)shape;
-    sharding_value = named_sharding_value(s);
+  Value callback = p.get("callback");
+  std::vector<Value> leaves;
+  tree_flatten(I, p.get("value"), leaves);
+  for (const Value& x : leaves) {
+    if (probed_at_compile(x)) {
+      record_layout_probe(I, x, [callback](Interp& J, const NamedSharding& sharding, bool single_device) {
+        Value s = single_device ? single_device_sharding_value(sharding.mesh().device_ids().at(0)) : named_sharding_value(sharding);
+        J.call(callback, std::vector<Value>{s});
+      });
+      continue;
+    }
+    Value sharding_value;
+    if (auto* arr = as_array(x)) sharding_value = array_sharding_value(*arr->array);
+    else {
+      auto [shape, s] = sharding_to_show(I, x, "inspect_array_sharding");
+      (void)shape;
+      sharding_value = named_sharding_value(s);
+    }
+    I.call(callback, std::vector<Value>{sharding_value});
   }
-  I.call(p.get("callback"), std::vector<Value>{sharding_value});
   return interp::none();
 }
 

@@ -1,6 +1,7 @@
 #include "api/objects/array_value.hpp"
 
 #include "api/device_count.hpp"
+#include "api/objects/array_placement_specs.hpp"
 #include "api/transforms/shard_map_eager.hpp"
 
 #include <fmt/format.h>
@@ -362,6 +363,7 @@ std::vector<Value> apply_multi(Interp& I, const std::string& name, const std::ve
     } catch (const exec::IncompatibleDevices& e) {  // JAX names an eager primitive's operands args[i]
       throw types::ShardingError("ValueError", exec::incompatible_devices_message(e, inputs, input_names, name));
     }
+    if (!host) report_output_specs(run.outputs, first_committed_sharding(inputs));  // JAX's x.sharding.spec
     std::vector<Value> out;
     for (auto& r : run.outputs) out.push_back(wrap(r, host));
     return out;

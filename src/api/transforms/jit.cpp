@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 
+#include "api/modules/debug_layout_probe.hpp"
+#include "api/objects/array_placement_specs.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/shape_dtype_struct.hpp"
 #include "api/transforms/jit_internal.hpp"
@@ -77,7 +79,8 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a) {
   j.stats->trace_ns += exec::timeline_now() - t0;
   ++j.stats->traces;
   call.entry = std::make_shared<CacheEntry>(CacheEntry{parts.statics, std::move(in), std::move(types), std::move(abstract),
-                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), std::move(tr.placement_mesh), {}});
+                                                       std::move(concrete), std::move(tr.fn), std::move(tr.out), std::move(tr.placement_mesh), {},
+                                                       std::move(tr.written)});
   j.cache.push_back(call.entry);
   return call;
 }
@@ -96,15 +99,33 @@ exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::P
     j.stats->compile_ns += exec::timeline_now() - t0;
   }
   e.execs.push_back(ExecEntry{p.mesh, p.layouts, prog});
+  report_layout_probes(I, *prog);  // once per compile, as JAX's inspect callbacks
   return prog;
 }
 
-Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p) {
+namespace {
+
+// The input JAX's outputs fall back to: the first leaf jit's in_shardings place, else the
+// first committed argument (pxla's maybe_recover_user_shardings).
+std::optional<WrittenSharding> first_written_input(const CacheEntry& e, const std::vector<exec::ArrayRef>& leaves) {
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const size_t rank = leaves[i]->type.rank();
+    if (i < e.written.in.size() && e.written.in[i]) return WrittenSharding{*e.written.in[i], rank};
+    if (auto committed = first_committed_sharding({leaves[i]})) return committed;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p,
+                  const std::vector<exec::ArrayRef>& leaves) {
   const int64_t t0 = exec::timeline_now();
   auto outs = guarded(I, [&] { return exec::run_compiled(prog, p); });
   j.stats->run_ns += exec::timeline_now() - t0;
   ++j.stats->calls;
   count_collectives(*j.stats, prog.parts.ledger);
+  report_output_specs(outs, first_written_input(e, leaves), e.written.out);
   std::vector<Value> values;
   values.reserve(outs.size());
   for (auto& r : outs) values.push_back(wrap(std::move(r)));
@@ -152,7 +173,7 @@ Value call_jitted(Interp& I, JitObj& j, CallArgs& a) {
   auto placed = place_call_inputs(
       I, e, call.leaves, [&] { return dynamic_leaf_names(I, j, a, e.in); }, [&] { return qualname_of(I, j.fun); });
   auto prog = program_for(I, j, e, placed);
-  return run_program(I, j, e, *prog, placed);
+  return run_program(I, j, e, *prog, placed, call.leaves);
 }
 
 // ---- classes ----------------------------------------------------------------------------------

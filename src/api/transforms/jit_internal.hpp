@@ -28,6 +28,13 @@ using interp::ClassP;
 using interp::Interp;
 using interp::Value;
 
+// The shardings jit's in_shardings / out_shardings give, per leaf, as the user wrote them:
+// outputs report them in x.sharding (array_placement_specs.hpp).
+struct WrittenShardings {
+  std::vector<std::optional<types::NamedSharding>> in;  // concrete only
+  std::vector<std::optional<types::PartitionSpec>> out;
+};
+
 struct ExecEntry {
   types::Mesh mesh;
   std::vector<types::PartitionSpec> layouts;
@@ -46,6 +53,7 @@ struct CacheEntry {
   TreeDef out;
   std::optional<types::Mesh> placement_mesh;  // Traced::placement_mesh
   std::vector<ExecEntry> execs;
+  WrittenShardings written;                     // Traced::written
 };
 using CacheEntryRef = std::shared_ptr<CacheEntry>;
 
@@ -78,6 +86,7 @@ struct Traced {
   // in_shardings / out_shardings name (JAX places uncommitted arguments by them), else one a
   // sharding constraint inside the function names (trace::Trace::noted_mesh).
   std::optional<types::Mesh> placement_mesh;
+  WrittenShardings written;
 };
 // What tracing needs of an argument leaf: its abstract value, and the mesh it is committed to.
 struct AbstractLeaf {
@@ -107,7 +116,10 @@ PreparedCall prepare_call(Interp& I, JitObj& j, CallArgs& a);
 // The compiled program of `e` for inputs placed as `p` (compiled on a miss, counted in stats).
 exec::CompiledRef program_for(Interp& I, JitObj& j, CacheEntry& e, const exec::Placement& p);
 // Runs `prog` on `p` and rebuilds the output pytree (counts the call and its collectives).
-Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p);
+// `leaves` are the call's arguments as passed (before placement): the first committed one's
+// sharding is what JAX's outputs fall back to (array_placement_specs.hpp).
+Value run_program(Interp& I, JitObj& j, const CacheEntry& e, const exec::CompiledProgram& prog, const exec::Placement& p,
+                  const std::vector<exec::ArrayRef>& leaves);
 // The mesh given to calls without committed inputs.
 std::optional<types::Mesh> context_mesh();
 // The inputs of a call placed: on the context mesh, else on the entry's placement mesh.

@@ -112,7 +112,7 @@ Value call_compiled(Interp& I, CompiledObj& c, CallArgs& a) {
   }
   placed.mesh = s.mesh;
   placed.single_device = s.single_device;
-  return run_program(I, *s.jit, *s.entry, *c.program, placed);
+  return run_program(I, *s.jit, *s.entry, *c.program, placed, leaves);
 }
 
 ClassP lowered_class() {

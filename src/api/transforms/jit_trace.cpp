@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "api/modules/debug_layout_probe.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/shape_dtype_struct.hpp"
 #include "api/objects/sharding_objects.hpp"
@@ -105,6 +106,17 @@ ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
   });
 }
 
+// A jit sharding leaf as written: a NamedSharding, or a PartitionSpec on the context mesh.
+std::optional<types::NamedSharding> written_sharding(Interp& I, const Value& sharding, const char* what) {
+  if (!sharding) return std::nullopt;
+  auto target = out_sharding_arg(I, sharding, what);
+  if (!target) return std::nullopt;
+  if (auto* named = std::get_if<types::NamedSharding>(&*target)) return named->is_concrete() ? std::optional(*named) : std::nullopt;
+  auto mesh = trace::MeshContext::get().concrete();
+  if (!mesh) return std::nullopt;
+  return guarded(I, [&] { return types::NamedSharding(*mesh, std::get<types::PartitionSpec>(*target)); });
+}
+
 // The mesh of the first NamedSharding in jit's in_shardings / out_shardings.
 std::optional<types::Mesh> sharding_mesh(Interp& I, const JitOptions& opts) {
   for (const Value& tree : {opts.in_shardings, opts.out_shardings}) {
@@ -196,13 +208,16 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
   auto t = parent ? std::make_shared<trace::Trace>(fun_name(I, f), abstract, parent) : std::make_shared<trace::Trace>(fun_name(I, f), abstract);
   t->set_loc(I.current_loc());
   trace::TraceScope recording(t);  // ops without tracer operands (creation ops) record here too
+  JitTraceScope compiled(t.get());  // layout probes inside are reported when it compiles
 
   // Parameters (resharded to in_shardings per top-level dynamic positional argument).
   std::vector<Value> tracers;
   const auto in_shardings = shardings_per_leaf(I, opts.in_shardings, in.children.at(0), "jit's in_shardings",
                                                "the positional arguments' tuple");  // the dynamic positionals; keywords come after
+  WrittenShardings written;
   for (size_t leaf = 0; leaf < leaves.size(); ++leaf) {
     auto id = t->param(leaves[leaf].type);
+    written.in.push_back(leaf < in_shardings.size() ? written_sharding(I, in_shardings[leaf], "jit's in_shardings") : std::nullopt);
     if (leaf < in_shardings.size()) id = apply_sharding(I, *t, id, in_shardings[leaf], "jit's in_shardings");
     tracers.push_back(wrap_tracer(t, id));
   }
@@ -225,10 +240,14 @@ Traced trace_function(Interp& I, const Value& f, const JitOptions& opts, const C
     ids.push_back(tr ? tr->id : constant_leaf(I, *t, v));
   }
   const auto out_shardings = shardings_per_leaf(I, opts.out_shardings, out, "jit's out_shardings", "the function's result");
-  for (size_t k = 0; k < ids.size(); ++k) ids[k] = apply_sharding(I, *t, ids[k], out_shardings[k], "jit's out_shardings");
+  for (size_t k = 0; k < ids.size(); ++k) {
+    auto given = written_sharding(I, out_shardings[k], "jit's out_shardings");
+    written.out.push_back(given ? std::optional(given->spec()) : std::nullopt);
+    ids[k] = apply_sharding(I, *t, ids[k], out_shardings[k], "jit's out_shardings");
+  }
   // Where calls without committed arguments run: the shardings' mesh, else one named inside.
   auto placement = named ? named : t->noted_mesh();
-  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out), std::move(placement)}; });
+  return guarded(I, [&] { return Traced{t->finish(ids), std::move(out), std::move(placement), std::move(written)}; });
 }
 
 }  // namespace shard::api::jit_detail

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "api/objects/array_placement_specs.hpp"
 #include "api/op_args.hpp"
 #include "array/array_format.hpp"
 #include "exec/run_global.hpp"
 #include "trace/ops.hpp"
+#include "types/jax_version.hpp"
 
 namespace shard::api {
 
@@ -30,6 +32,13 @@ Shape with_leading_one(const Shape& s) {
 std::string py_tuple(const std::vector<std::string>& items) {
   if (items.size() == 1) return "(" + items[0] + ",)";
   return "(" + fmt::format("{}", fmt::join(items, ", ")) + ")";
+}
+
+// The spec an eager shard_map's output reports: JAX 0.6 runs the output through a jit whose
+// out_shardings is NamedSharding(mesh, _names_to_pspec(out_names)), the out_specs without
+// their trailing Nones (P(None, None) -> P()); current JAX passes the out_specs as written.
+PartitionSpec reported_out_spec(const PartitionSpec& out_spec) {
+  return types::jax_version() == types::JaxVersion::V0_6 ? without_trailing_none(out_spec) : out_spec;
 }
 
 }  // namespace
@@ -186,7 +195,9 @@ std::vector<Value> EagerShardMap::run(Interp& I, const std::string& name, const 
   }
   auto outputs = finish(I, p, results, out_specs, out_types);
   std::vector<Value> out;
-  for (size_t k = 0; k < locals.size(); ++k) out.push_back(final_specs ? wrap(outputs.at(k)) : adopt(outputs.at(k), locals[k]));
+  for (size_t k = 0; k < locals.size(); ++k)
+    out.push_back(final_specs ? wrap(with_reported_spec(outputs.at(k), reported_out_spec(final_specs->at(k))))
+                              : adopt(outputs.at(k), locals[k]));
   return out;
 }
 
