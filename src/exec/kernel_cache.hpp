@@ -35,7 +35,13 @@ class KernelRef {
   KernelRef() = default;
   KernelRef(std::nullptr_t) {}  // "no kernel" (e.g. a layout copy that is not needed)
   explicit KernelRef(const CachedKernel* k) : kernel_(k) {}
+  // Not checked by UBSan's -fsanitize=function: that check reads a type signature just
+  // before the callee, and a JIT-compiled kernel has none (it may start on a fresh page, so
+  // the read itself faults).
   template <class... Args>
+#if defined(__clang__)
+  __attribute__((no_sanitize("function")))
+#endif
   void operator()(Args... args) const {
     reinterpret_cast<Fn>(kernel_->entry)(args...);
   }
