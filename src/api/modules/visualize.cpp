@@ -309,8 +309,9 @@ std::string visualize_sharding_text(const Shape& shape, const NamedSharding& sha
 
 namespace {
 
-// The concrete sharding of an array argument: x.sharding for arrays; for a tracer, the
-// sharding its type fixes (known at trace time when the mesh has no Auto axes).
+// The concrete sharding of an array argument: x.sharding for arrays; for a value traced
+// outside jit (an eager loop, cond or shard_map body), the sharding its type fixes, known only
+// on a mesh of Explicit axes (values jit traces are probed at compile time instead).
 std::pair<Shape, NamedSharding> sharding_to_show(Interp& I, const Value& x, const char* api) {
   if (auto* a = as_array(x)) {
     const auto& arr = *a->array;
@@ -320,15 +321,13 @@ std::pair<Shape, NamedSharding> sharding_to_show(Interp& I, const Value& x, cons
     const auto& ty = t->type();
     auto concrete = trace::MeshContext::get().concrete();
     const auto& am = t->trace->mesh();
-    if (am.empty() || !ty.is_sharded())
-      return {ty.shape(), NamedSharding(exec::single_device_mesh(), types::PartitionSpec())};
-    if (am.any_axis_is(types::AxisType::Auto) || !concrete || concrete->axis_names() != am.axis_names())
-      I.raise("NotImplementedError",
-              fmt::format("{} under jit: the layout of a value on a mesh with Auto axes is chosen when the "
-                          "program is partitioned, after tracing. Call it on the jitted function's result "
-                          "instead.",
-                          api));
-    return {ty.shape(), NamedSharding(*concrete, ty.spec())};
+    const bool typed = !am.empty() && !am.any_axis_is(types::AxisType::Auto) && !am.any_axis_is(types::AxisType::Manual);
+    if (typed && concrete && concrete->axis_names() == am.axis_names()) return {ty.shape(), NamedSharding(*concrete, ty.spec())};
+    I.raise("NotImplementedError",
+            fmt::format("{} of a value traced outside jax.jit (an eager loop, cond or shard_map body): its layout is "
+                        "chosen when that program is partitioned. Wrap the function in jax.jit (the sharding is then "
+                        "reported when it compiles), or call it on the result.",
+                        api));
   }
   I.raise("TypeError", fmt::format("{} expects a jax.Array, got {}", api, I.type_name(x)));
 }
