@@ -36,7 +36,16 @@ enum class ObjKind : uint8_t {
 // that only reference each other, as CPython's gc does, using each object's strong count
 // (hence enable_shared_from_this) minus the references it can see between tracked objects.
 inline constexpr uint32_t kGcUntracked = UINT32_MAX;
-bool gc_tracks_kind(ObjKind k);
+inline constexpr uint32_t kGcTrackedKinds = [] {
+  uint32_t m = 0;
+  for (ObjKind k : {ObjKind::Tuple, ObjKind::List, ObjKind::Dict, ObjKind::Set, ObjKind::FrozenSet, ObjKind::Function,
+                    ObjKind::BoundMethod, ObjKind::Class, ObjKind::Instance, ObjKind::Module, ObjKind::Cell,
+                    ObjKind::Property, ObjKind::StaticMethod, ObjKind::ClassMethod})
+    m |= 1u << unsigned(k);
+  return m;
+}();
+// Scalars, strings, ranges, iterators and builtins are never tracked; natives opt in.
+inline bool gc_tracks_kind(ObjKind k) { return (kGcTrackedKinds >> unsigned(k)) & 1u; }
 void gc_track(Object& o);
 void gc_untrack(Object& o);
 
@@ -44,8 +53,9 @@ struct Object : std::enable_shared_from_this<Object> {
   ObjKind kind;
   uint32_t gc_slot = kGcUntracked;  // index in the collector's registry, or untracked
   ClassP cls;  // the Python-level type; never null once builtins are initialised
-  Object(ObjKind k, ClassP c) : kind(k), cls(std::move(c)) {
-    if (gc_tracks_kind(k)) gc_track(*this);
+  Object(ObjKind k, ClassP c) : Object(k, std::move(c), gc_tracks_kind(k)) {}
+  Object(ObjKind k, ClassP c, bool tracked) : kind(k), cls(std::move(c)) {
+    if (tracked) gc_track(*this);
   }
   // A copy is a new object: its own registry slot (never the original's), no owner yet.
   Object(const Object& o) : std::enable_shared_from_this<Object>(), kind(o.kind), cls(o.cls) {
@@ -95,9 +105,16 @@ struct BoolObj : Object { bool v; BoolObj(ClassP c, bool b) : Object(ObjKind::Bo
 struct IntObj : Object { int64_t v; IntObj(ClassP c, int64_t x) : Object(ObjKind::Int, std::move(c)), v(x) {} };
 struct FloatObj : Object { double v; FloatObj(ClassP c, double x) : Object(ObjKind::Float, std::move(c)), v(x) {} };
 struct StrObj : Object { std::string v; StrObj(ClassP c, std::string s) : Object(ObjKind::Str, std::move(c)), v(std::move(s)) {} };
+// True when one of `xs` is tracked. A tuple of untracked values (numbers, strings, arrays)
+// can never be part of a cycle, so it is not tracked (as CPython untracks such tuples).
+inline bool gc_any_tracked(const std::vector<Value>& xs) {
+  for (auto& v : xs)
+    if (v && v->gc_slot != kGcUntracked) return true;
+  return false;
+}
 struct TupleObj : Object {
   std::vector<Value> items;
-  TupleObj(ClassP c, std::vector<Value> xs) : Object(ObjKind::Tuple, std::move(c)), items(std::move(xs)) {}
+  TupleObj(ClassP c, std::vector<Value> xs) : Object(ObjKind::Tuple, std::move(c), gc_any_tracked(xs)), items(std::move(xs)) {}
   ~TupleObj() override { release_values(items); }
 };
 struct ListObj : Object {

@@ -4,6 +4,8 @@
 #     itself, a list holding itself, a closure over itself) peaks at about the same memory for
 #     400,000 iterations as for 50,000: the cycle collector frees them as they pile up;
 #   - with gc.disable() the same loop grows (so the check above can fail);
+#   - every golden test passes with a collection at every 50th statement (SHARD_GC_STRESS):
+#     no collection frees a value still in use;
 #   - programs run under LeakSanitizer (gcc's liblsan, preloaded: no special build) leak
 #     nothing at exit: the interpreter's teardown empties its modules and collects.
 # Peak RSS comes from getrusage(RUSAGE_CHILDREN) through the system python3. Picked up by
@@ -60,6 +62,14 @@ echo "     peak RSS: 50k iterations ${small:-?} KiB, 400k ${large:-?} KiB, 400k 
 check "cycles left by a loop are collected: 400k iterations peak within 40 MB of 50k" $?
 [ $status -eq 0 ] && [ $((disabled - small)) -gt 100000 ]
 check "with gc.disable() the same loop grows by over 100 MB (the check above can fail)" $?
+
+# The collector never frees a value in use: every golden test still prints what it should
+# with a collection at every 50th statement boundary (SHARD_GC_STRESS).
+out=$(SHARD_GC_STRESS=50 "$SHARD" test tests/golden examples 2>&1); status=$?
+echo "     $(tail -n 1 <<< "$out")"
+[ $status -eq 0 ]
+check "goldens pass with a collection every 50 statements (SHARD_GC_STRESS=50)" $?
+[ $status -eq 0 ] || grep -E "^FAIL" <<< "$out" | head -n 20
 
 # LeakSanitizer over programs that build cycles through modules, classes, closures, jit
 # caches and functools wrappers, and over the examples.
