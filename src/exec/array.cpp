@@ -5,6 +5,7 @@
 #include <map>
 
 #include "exec/host_kernels.hpp"
+#include "exec/run_global.hpp"
 #include "runtime/device_runtime.hpp"
 #include "runtime/process_layout.hpp"
 #include "types/type_common.hpp"
@@ -75,6 +76,7 @@ ArrayRef array_from_host(const void* data, const ArrayType& type, const NamedSha
 }
 
 std::vector<uint8_t> array_to_host(const Array& a) {
+  if (!a.sharding.spec().unreduced().empty()) return array_to_host(*summed_partials(a));
   const auto shape = a.type.shape();
   const size_t esz = types::dtype_size(a.type.dtype());
   std::vector<uint8_t> out(static_cast<size_t>(num_elements(shape)) * esz);
@@ -101,6 +103,7 @@ namespace shard::exec {
 
 ArrayRef gather_to_single_device(const ArrayRef& a) {
   if (a->single_device) return a;
+  if (!a->sharding.spec().unreduced().empty()) return gather_to_single_device(summed_partials(*a));
   const auto shape = a->type.shape();
   const size_t esz = types::dtype_size(a->type.dtype());
   const int device = runtime::default_device();
@@ -189,6 +192,7 @@ ArrayRef array_from_local_region(const void* data, const Region& region, const A
 }
 
 std::vector<uint8_t> local_region_to_host(const Array& a, const Region& region) {
+  if (!a.sharding.spec().unreduced().empty()) return local_region_to_host(*summed_partials(a), region);
   const auto shape = a.type.shape();
   const size_t esz = types::dtype_size(a.type.dtype());
   std::vector<uint8_t> out(static_cast<size_t>(num_elements(region.size)) * esz);

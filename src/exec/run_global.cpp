@@ -108,6 +108,12 @@ ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::
   return array_from_host(host.data(), new_type, NamedSharding(mesh, spec), single_device);
 }
 
+ArrayRef summed_partials(const Array& a) {
+  const auto spec = a.sharding.spec().with_unreduced({});
+  const ArrayRef borrowed(std::shared_ptr<const Array>(), &a);  // not owned: `a` outlives the call
+  return reshard_array(borrowed, a.sharding.mesh(), spec, a.type.with_spec(a.type.spec().with_unreduced({})), a.single_device);
+}
+
 std::string device_ids_on_platform(const Array& a) {
   std::vector<int64_t> ids;
   for (size_t p = 0; p < a.shards.size(); ++p) ids.push_back(a.device_of(p));

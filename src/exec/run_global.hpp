@@ -77,5 +77,8 @@ GlobalRun run_global(const ir::Function& global, const std::vector<ArrayRef>& in
 // Places `a` on `mesh` with `spec` (resharding between devices through collectives).
 ArrayRef reshard_array(const ArrayRef& a, const types::Mesh& mesh, const types::PartitionSpec& spec,
                        const ArrayType& new_type, bool single_device = false);
+// An unreduced array (its devices hold partial sums over the unreduced axes) as the reduced
+// array of their sum: what the host sees of it (printing, numpy, device_get).
+ArrayRef summed_partials(const Array& a);
 
 }  // namespace shard::exec

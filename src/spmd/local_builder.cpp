@@ -16,17 +16,67 @@ namespace shard::spmd {
 using ir::OpKind;
 using types::DType;
 
+// Layouts keep their unreduced axes: the devices along them hold partial sums.
 PartitionSpec normalized(const PartitionSpec& s, size_t rank) {
   auto entries = s.entries();
   entries.resize(std::max(rank, entries.size()));
   entries.resize(rank);
-  return PartitionSpec(entries);
+  return PartitionSpec(entries, s.unreduced());
 }
 
 PartitionSpec with_entry(const PartitionSpec& s, size_t d, Entry e) {
   auto entries = s.entries();
   entries[d] = std::move(e);
-  return PartitionSpec(entries);
+  return PartitionSpec(entries, s.unreduced());
+}
+
+namespace {
+bool has_axis(const Entry& axes, const std::string& a) { return std::find(axes.begin(), axes.end(), a) != axes.end(); }
+}  // namespace
+
+ir::ValueId LocalBuilder::reconcile_unreduced(ir::ValueId v, DType dt, const types::Shape& global, PartitionSpec& from,
+                                              const PartitionSpec& to, const std::string& why) {
+  Entry sum, split, kept;
+  for (auto& a : from.unreduced()) (has_axis(to.unreduced(), a) ? kept : sum).push_back(a);
+  for (auto& a : to.unreduced())
+    if (!has_axis(from.unreduced(), a)) split.push_back(a);
+  if (!sum.empty()) {
+    sum = am_.order_wrt_mesh(sum);
+    auto entries = from.entries();
+    // Summed straight onto a dim the target shards on exactly these axes: a reduce-scatter
+    // (half the traffic of an all-reduce, and no slicing after it).
+    int64_t scatter = -1;
+    for (size_t d = 0; d < entries.size() && scatter < 0; ++d)
+      if (entries[d].empty() && to[d] == sum && global[d] % axes_size(sum) == 0) scatter = static_cast<int64_t>(d);
+    const std::string what = fmt::format("{}: the partial sums over {} are added up", why, entry_text(sum));
+    if (scatter >= 0) {
+      v = collective(ir::attr::ReduceScatter{.kind = ir::ReduceKind::Sum, .axes = sum, .scatter_dimension = scatter, .tiled = true}, v, dt, what);
+      entries[static_cast<size_t>(scatter)] = sum;
+    } else {
+      v = collective(ir::attr::AllReduce{.kind = ir::ReduceKind::Sum, .axes = sum}, v, dt, what);
+    }
+    from = PartitionSpec(entries, kept);
+  }
+  if (!split.empty()) {
+    // A reduced value as partial sums over `split`: the first device along them keeps it,
+    // the others hold zeros.
+    ir::attr::AxisIndex ai;
+    ai.axes = am_.order_wrt_mesh(split);
+    auto idx = emit(OpKind::AxisIndex, {}, DType::I32, {}, ai);
+    ir::attr::Elementwise eq;
+    eq.op = ir::EwOp::Eq;
+    auto first = emit(OpKind::Elementwise, {idx, scalar_i32(0)}, DType::Bool, {}, eq);
+    ir::attr::Elementwise cvt;
+    cvt.op = ir::EwOp::Convert;
+    auto keep = emit(OpKind::Elementwise, {first}, dt, {}, cvt);
+    const auto& local = fn_.type(v).shape();
+    auto keep_all = emit(OpKind::BroadcastInDim, {keep}, dt, local, ir::attr::BroadcastInDim{});
+    ir::attr::Elementwise mul;
+    mul.op = ir::EwOp::Mul;
+    v = emit(OpKind::Elementwise, {v, keep_all}, dt, local, mul);
+    from = from.with_unreduced(to.unreduced());
+  }
+  return v;
 }
 
 std::string entry_text(const Entry& e) {
@@ -102,6 +152,10 @@ ir::ValueId LocalBuilder::reshard(ir::ValueId v, DType dt, const types::Shape& g
   const size_t rank = global.size();
   PartitionSpec from = normalized(from_in, rank), to = normalized(to_in, rank);
   if (from == to) return v;
+  if (from.unreduced() != to.unreduced()) {
+    v = reconcile_unreduced(v, dt, global, from, to, why);
+    if (from == to) return v;
+  }
   auto cur = from.entries();
   // 0. Sharding that only changes dims moves by all-to-all: each device exchanges 1/n of its
   //    block with each peer instead of gathering the whole array.

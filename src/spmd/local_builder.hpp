@@ -44,6 +44,12 @@ class LocalBuilder {
   void record(const std::string& kind, const Entry& axes, int64_t bytes, const std::string& why);
 
  private:
+  // reshard's first step: partial sums over unreduced axes `to` does not keep are added up
+  // (all-reduce, or reduce-scatter onto a dim `to` shards on them); axes `to` adds become
+  // partial sums. `from` is updated to what the result holds.
+  ir::ValueId reconcile_unreduced(ir::ValueId v, types::DType dt, const types::Shape& global, PartitionSpec& from,
+                                  const PartitionSpec& to, const std::string& why);
+
   const types::Mesh& mesh_;
   types::AbstractMesh am_;
   std::vector<CollectiveRecord>& ledger_;

@@ -129,7 +129,7 @@ PartitionSpec Partitioner::result_layout(const ir::ArrayType& t, const Partition
       for (size_t d = 0; d < entries.size(); ++d) take(d, pe[d]);
     }
   }
-  return PartitionSpec(entries);
+  return PartitionSpec(entries, t.spec().unreduced());  // an unreduced type: partial sums stay
 }
 
 PartitionSpec Partitioner::broadcast_operand_layout(const ir::Op& broadcast, const PartitionSpec& result_layout) const {
@@ -144,6 +144,17 @@ PartitionSpec Partitioner::broadcast_operand_layout(const ir::Op& broadcast, con
 
 void Partitioner::partition_op(const ir::Op& op) {
   const auto& a = op.attrs;  // unchanged, except where a rewrite says otherwise
+  // Partial sums (unreduced layouts) reach only the ops that keep or reduce them: linear
+  // elementwise ops, reshards and sharding constraints. Any other op sees their sum, added up
+  // once here for every later user (whose layout rules then never see unreduced axes).
+  const bool takes_partial_sums = op.kind == OpKind::Elementwise || op.kind == OpKind::Reshard || op.kind == OpKind::ShardingConstraint;
+  if (!takes_partial_sums)
+    for (auto v : op.operands)
+      if (!map_[v].layout.unreduced().empty()) {
+        const auto& t = gtype(v);
+        PartitionSpec summed = map_[v].layout.with_unreduced({});
+        map_[v] = {b_.reshard(map_[v].id, t.dtype(), t.shape(), map_[v].layout, summed, why(op)), summed};
+      }
   if (op.kind == OpKind::HostCallback) {  // the host sees whole values
     if (const auto& cb = op.attr<ir::attr::HostCallback>(); ir::is_layout_probe(cb) && op.operands.size() == 1) {
       const auto v = op.operands[0];  // only its layout is wanted (ir/layout_probe.hpp)
@@ -165,7 +176,10 @@ void Partitioner::partition_op(const ir::Op& op) {
         if (gtype(v).shape() == rt.shape() && !map_[v].layout.all_none()) { hint = &map_[v].layout; break; }
       PartitionSpec layout = result_layout(rt, hint);
       std::vector<ir::ValueId> ins;
-      for (auto v : op.operands) ins.push_back(in_layout(op, v, layout));
+      // Ops linear in unreduced operands (sharding/elementwise.cpp) run on the partial sums;
+      // a reduced operand (a scale) is taken whole.
+      for (auto v : op.operands)
+        ins.push_back(in_layout(op, v, gtype(v).spec().unreduced().empty() ? layout.with_unreduced({}) : layout));
       define(op.results[0], b_.emit(op.kind, ins, rt.dtype(), b_.local_shape(rt.shape(), layout), a), layout);
       return;
     }
@@ -383,7 +397,12 @@ void Partitioner::partition_dot(const ir::Op& op) {
     }
   auto x = in_layout(op, op.operands[0], ll);
   auto y = in_layout(op, op.operands[1], rl);
-  PartitionSpec layout(out);
+  // Partial sums over the axes the result's type leaves unreduced stay on the devices.
+  const auto& keep = ot.spec().unreduced();
+  Entry pending, summed;
+  for (auto& ax : partial) (std::find(keep.begin(), keep.end(), ax) != keep.end() ? pending : summed).push_back(ax);
+  partial = summed;
+  PartitionSpec layout(out, pending);
   auto local = b_.emit(op.kind, {x, y}, ot.dtype(), b_.local_shape(ot.shape(), layout), op.attrs);
   if (!partial.empty()) {
     partial = am_.order_wrt_mesh(partial);
