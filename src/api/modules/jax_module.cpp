@@ -6,6 +6,7 @@
 #include "api/modules/debug_print.hpp"
 #include "api/modules/registration.hpp"
 #include "api/modules/visualize.hpp"
+#include "api/objects/array_placement_specs.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "api/transforms/axis_type_scopes.hpp"
@@ -128,9 +129,11 @@ exec::ArrayRef place_device(const exec::ArrayRef& a, const Target& t) {
       const auto& ns = *t.named;
       check_device_put(ns, a->type.shape());
       auto spec = ns.spec().normalized(a->type.rank());
-      if (!a->single_device && a->sharding.mesh() == ns.mesh() && a->sharding.spec().normalized(a->type.rank()) == spec) return a;
+      // The result takes the sharding as given (JAX's _device_put_sharding_impl).
+      if (!a->single_device && a->sharding.mesh() == ns.mesh() && a->sharding.spec().normalized(a->type.rank()) == spec)
+        return with_reported_spec(a, ns.spec());
       auto ty = types::ArrayType::from_sharding(a->type.dtype(), a->type.shape(), ns, {}, a->type.weak_type());
-      return exec::reshard_array(a, ns.mesh(), spec, ty, false);
+      return with_reported_spec(exec::reshard_array(a, ns.mesh(), spec, ty, false), ns.spec());
     }
   }
   return a;

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "api/objects/array_placement_specs.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "api/pytree/pytree.hpp"
@@ -402,10 +403,12 @@ Value constrain_leaf(Interp& I, const Value& x, const sharding::OutSharding& s) 
   else if (auto c = ctx.concrete(); c && c->abstract_mesh().axis_names() == target.abstract_mesh().axis_names()) mesh = *c;
   if (!mesh) return x;
   if (!a->array->single_device && a->array->sharding.spec().normalized(t.rank()) == layout) return x;
+  // A moved value reports the constraint as written (JAX runs jit(out_shardings=s) of the identity).
+  const auto& written = given ? given->spec() : std::holds_alternative<types::PartitionSpec>(s) ? std::get<types::PartitionSpec>(s) : target.spec();
   return guarded(I, [&] {
     // An uncommitted input's type names no mesh: the result's does (a committed array).
     const auto nt = t.mesh().empty() ? types::ArrayType::from_sharding(t.dtype(), t.shape(), types::NamedSharding(*mesh, layout), {}, t.weak_type()) : t;
-    return wrap(exec::reshard_array(a->array, *mesh, layout, nt, false));
+    return wrap(with_reported_spec(exec::reshard_array(a->array, *mesh, layout, nt, false), written));
   });
 }
 
