@@ -95,8 +95,11 @@ ValueId fit_type(Trace& t, ValueId v, const ArrayType& type) {
     else v = trace::convert(t, v, {type.dtype(), type.weak_type()});
     vt = t.type(v);
   }
-  if (vt.spec() != type.spec() && !t.mesh().explicit_axes().empty()) {
-    v = trace::reshard(t, v, sharding::OutSharding{type.spec()});
+  // An unreduced primal (pending partial sums) gets the reduced cotangent: each partial sum's
+  // cotangent is the whole cotangent (JAX types it `reduced`).
+  const types::PartitionSpec want = type.spec().with_unreduced({});
+  if (vt.spec() != want && !t.mesh().explicit_axes().empty()) {
+    v = trace::reshard(t, v, sharding::OutSharding{want});
     vt = t.type(v);
   }
   return fit_vma(t, v, type);

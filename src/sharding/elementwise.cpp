@@ -173,7 +173,7 @@ ArrayType propagate_elementwise(const RuleContext& ctx, const std::vector<ArrayT
     }
   if (partial) {
     unreduced = partial->spec().unreduced();
-    const bool sum_like = ctx.op == "add" || ctx.op == "sub";
+    const bool sum_like = ctx.op == "add" || ctx.op == "sub" || ctx.op == "add_any";  // add_any: autodiff's cotangent sum
     const bool scale = (ctx.op == "mul" && n_unreduced == 1) || (ctx.op == "div" && n_unreduced == 1 && !operands.at(0).spec().unreduced().empty());
     if (sum_like) {
       for (const auto& t : operands)
