@@ -24,8 +24,6 @@ namespace shard::interp {
 
 namespace {
 
-// The registry of tracked objects; Object::gc_slot is the index. Never destroyed: objects
-// held by statics are untracked during static destruction.
 // A spin lock: taken twice per tracked object's life, almost never contended (the
 // interpreter runs on one thread at a time), and cheaper than a mutex there.
 class SpinLock {
@@ -40,6 +38,8 @@ class SpinLock {
   std::atomic<bool> held_{false};
 };
 
+// The registry of tracked objects; Object::gc_slot is the index. Never destroyed: objects
+// held by statics are untracked during static destruction.
 struct Registry {
   SpinLock mu;  // objects may be released on other threads (device threads, embedders)
   std::vector<Object*> objects;
