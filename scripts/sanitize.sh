@@ -54,6 +54,8 @@ JOBS=${SANITIZE_JOBS:-2}
 ORACLE_TIMEOUT=${SANITIZE_ORACLE_TIMEOUT:-300}   # seconds per oracle under ASan
 GOLDEN_TIMEOUT=${SANITIZE_GOLDEN_TIMEOUT:-600}   # seconds per golden under ASan (60 normally)
 logs="$build_root/logs"
+# shard finds stdlib/ next to its source tree; these binaries live outside it.
+export SHARD_STDLIB="$repo/stdlib"
 mkdir -p "$logs"
 supp="$repo/tests/sanitize"
 
