@@ -47,7 +47,7 @@ ValueId scalar_constant(Trace& t, double value, DTypeW dtype) {
     // Integers go through int64 and wrap: a weak Python int 4294967295 held as int32 is -1,
     // which converts to uint32 4294967295 (and a double out of int32's range is no UB).
     case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
-      types::store_int_element(dtype.dtype, static_cast<int64_t>(value), buf);
+      types::store_int_element(dtype.dtype, types::double_to_int64(value), buf);
       break;
     case DType::Bool: buf[0] = value != 0; break;
     case DType::F16: case DType::BF16: {  // as numpy / ml_dtypes round a double (types/half_float.hpp)

@@ -22,6 +22,14 @@ inline int64_t load_int_element(DType t, const void* p) {
   }
 }
 
+// A double as int64 as x86-64 converts it (so as numpy's float -> int astype there): truncated
+// toward zero; NaN and values outside int64's range give INT64_MIN. A plain static_cast of
+// those is undefined behaviour (UBSan: "inf is outside the range of representable values").
+inline int64_t double_to_int64(double v) {
+  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return static_cast<int64_t>(v);
+  return INT64_MIN;
+}
+
 inline void store_int_element(DType t, int64_t v, void* p) {
   switch (t) {
     case DType::Bool: *static_cast<uint8_t*>(p) = v != 0; break;

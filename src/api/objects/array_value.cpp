@@ -97,7 +97,7 @@ void store_as(DType dt, double v, uint8_t* dst) {
     case DType::F32: { float x = static_cast<float>(v); std::memcpy(dst, &x, 4); break; }
     case DType::F64: std::memcpy(dst, &v, 8); break;
     case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
-      types::store_int_element(dt, static_cast<int64_t>(v), dst);  // through int64, wrapping
+      types::store_int_element(dt, types::double_to_int64(v), dst);  // through int64, wrapping
       break;
     case DType::Bool: *dst = v != 0; break;
     case DType::F16: case DType::BF16: {  // as numpy / ml_dtypes round a double (types/half_float.hpp)
