@@ -130,7 +130,8 @@ class Lowering {
         auto lit = op.attr<ir::attr::Constant>().literal;
         Step s = make_step(op);
         s.run = [lit](const StepContext&, const std::vector<const void*>&, const std::vector<void*>& out) {
-          std::memcpy(out[0], lit->bytes.data(), lit->bytes.size());
+          // A zero-size constant may have no buffer (null): memcpy must not be given one.
+          if (!lit->bytes.empty()) std::memcpy(out[0], lit->bytes.data(), lit->bytes.size());
         };
         emit(std::move(s));
         return;
