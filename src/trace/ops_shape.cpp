@@ -17,8 +17,8 @@ ValueId reshape(Trace& t, ValueId x, Shape new_sizes, const OptOutSharding& out_
     if (new_sizes[i] == -1) {
       if (infer >= 0) throw types::ShardingError("ValueError", "can only specify one unknown dimension");
       infer = static_cast<int64_t>(i);
-    } else {
-      known *= new_sizes[i];
+    } else if (__builtin_mul_overflow(known, new_sizes[i], &known)) {
+      known = 0;  // more than 64 bits: nothing to infer, and shape_product below says so
     }
   }
   if (infer >= 0 && known != 0 && xt.num_elements() % known == 0) new_sizes[infer] = xt.num_elements() / known;
