@@ -271,8 +271,10 @@ fuzz_stage() {
   mkdir -p "$dir"
   t0=$(now)
   # No 8 GiB RLIMIT_AS under ASan (its shadow memory reserves terabytes of address space):
-  # single allocations above 8 GiB fail instead, as they would under the limit.
-  ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=8192:log_path=$dir/report" \
+  # instead an allocation above 8 GiB, or any while the process holds more than 8 GiB, fails
+  # as it would under the limit (without the second, jnp.unique(x, size=2**31) took the
+  # machine's memory and the kernel killed it).
+  ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=8192:soft_rss_limit_mb=8192:log_path=$dir/report" \
   UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$dir/report" \
     nice -n 10 /usr/bin/python3 tests/fuzz/api_fuzz.py "$shard" --seed "$seed" --cases 100000000 \
       --time-limit $((fuzz_minutes * 60)) --no-address-space-limit --save-dir "$logs/asan-fuzz-found" > "$log" 2>&1
