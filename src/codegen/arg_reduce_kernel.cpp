@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "codegen/half_float_ir.hpp"
 #include "codegen/loop_builder.hpp"
@@ -27,7 +28,17 @@ using types::DType;
 constexpr int64_t kRowChunk = 2048;    // elements of a row reduced before searching (L1-sized)
 constexpr int64_t kColumnBlock = 1024; // columns whose best values live on the stack
 constexpr int64_t kVectorBytes = 64;   // one AVX-512 register: the search's vector width
-constexpr int64_t kTrackedBytes = 256; // index tracking: four registers, four independent chains
+constexpr unsigned kTrackedChains = 4;  // index tracking: independent chains of one register each
+
+// The widest vector register of this host, in bytes (kernels run where they are compiled).
+int64_t host_vector_bytes() {
+  static const int64_t bytes = [] {
+    const auto features = llvm::sys::getHostCPUFeatures();
+    auto has = [&](const char* name) { auto it = features.find(name); return it != features.end() && it->second; };
+    return has("avx512f") ? 64 : has("avx2") ? 32 : 16;
+  }();
+  return bytes;
+}
 
 class ArgReduceEmitter {
  public:
@@ -79,8 +90,10 @@ class ArgReduceEmitter {
     if (!is_float())
       return is_max() ? (is_signed() ? b_.CreateICmpSGT(x, best) : b_.CreateICmpUGT(x, best))
                       : (is_signed() ? b_.CreateICmpSLT(x, best) : b_.CreateICmpULT(x, best));
-    auto* strictly = is_max() ? b_.CreateFCmpOGT(x, best) : b_.CreateFCmpOLT(x, best);
-    return b_.CreateOr(strictly, b_.CreateAnd(b_.CreateFCmpUNO(x, x), b_.CreateFCmpORD(best, best)));
+    // Unordered-or-better covers "x is NaN"; a NaN best is never replaced. Two compares and
+    // one and: not three compares, an and and an or.
+    auto* better_or_nan = is_max() ? b_.CreateFCmpUGT(x, best) : b_.CreateFCmpULT(x, best);
+    return b_.CreateAnd(better_or_nan, b_.CreateFCmpORD(best, best));
   }
   // Is x the value searched for? Equal to it, or (when it is NaN) a NaN.
   llvm::Value* matches(llvm::Value* x, llvm::Value* target, llvm::Value* target_is_nan) {
@@ -88,43 +101,56 @@ class ArgReduceEmitter {
     return b_.CreateOr(b_.CreateFCmpOEQ(x, target), b_.CreateAnd(b_.CreateFCmpUNO(x, x), target_is_nan));
   }
 
-  // One pass per row with the index tracked in vectors: each lane keeps its best value and
-  // the vector step it came from (strictly better only, so the first of ties; a NaN beats
-  // everything, so the first NaN). Then across lanes: the extreme (NaN if any lane has one)
-  // and the smallest index among the lanes holding it; the tail goes one by one.
+  // One pass per row with the index tracked in vectors: `kTrackedChains` independent chains of
+  // one register each, every lane keeping its best value and the vector step it came from
+  // (strictly better only, so the first of ties; a NaN beats everything, so the first NaN).
+  // One register per chain and index lanes as wide as the value lanes keep the loop in
+  // registers: wider vectors (or i32 indices beside 64-bit values) made LLVM spill and
+  // repack masks every step. Then across lanes: the extreme (NaN if any lane has one) and
+  // the smallest index among the lanes holding it; the tail goes one by one.
   void tracked_rows() {
     const int64_t len = split_.len;
-    const unsigned lanes = static_cast<unsigned>(kTrackedBytes / static_cast<int64_t>(types::dtype_size(k_.dtype)));
-    const int64_t whole = len - len % lanes;
+    const auto elem_bytes = static_cast<int64_t>(types::dtype_size(k_.dtype));
+    const auto lanes = static_cast<unsigned>(host_vector_bytes() / elem_bytes);
+    const unsigned width = lanes * kTrackedChains;  // elements per step, over all chains
+    const int64_t whole = len - len % width;
     auto* i32 = b_.getInt32Ty();
-    llvm::Value* iota = [&] {
-      std::vector<llvm::Constant*> v;
-      for (unsigned l = 0; l < lanes; ++l) v.push_back(b_.getInt32(l));
-      return llvm::ConstantVector::get(v);
-    }();
+    auto* index_ty = b_.getIntNTy(static_cast<unsigned>(elem_bytes * 8));
     counted_loop(b_, i64(0), i64(split_.outer), 1, "row", [&](llvm::Value* row) {
       llvm::Value* row_base = b_.CreateGEP(mt_, in(), b_.CreateMul(row, i64(len)));
       llvm::Value* best = identity();
       llvm::Value* best_index = b_.getInt32(0);
       if (whole > 0) {
         auto* vty = llvm::FixedVectorType::get(st_, lanes);
-        auto lane_best = carried_loop(b_, i64(0), i64(whole), lanes, "track",
-                                      {b_.CreateVectorSplat(lanes, identity()), b_.CreateVectorSplat(lanes, b_.getInt32(0))},
-                                      [&](llvm::Value* v, const std::vector<llvm::Value*>& carried) -> std::vector<llvm::Value*> {
-          llvm::Value* x = b_.CreateAlignedLoad(vty, b_.CreateGEP(st_, row_base, v), llvm::Align(types::dtype_size(k_.dtype)));
-          llvm::Value* take = better(x, carried[0]);
-          llvm::Value* at = b_.CreateVectorSplat(lanes, b_.CreateTrunc(v, i32));
-          return {b_.CreateSelect(take, x, carried[0]), b_.CreateSelect(take, at, carried[1])};
+        std::vector<llvm::Value*> init;
+        for (unsigned c = 0; c < kTrackedChains; ++c) init.push_back(b_.CreateVectorSplat(lanes, identity()));
+        for (unsigned c = 0; c < kTrackedChains; ++c) init.push_back(llvm::Constant::getNullValue(llvm::FixedVectorType::get(index_ty, lanes)));
+        auto state = carried_loop(b_, i64(0), i64(whole), width, "track", init,
+                                  [&](llvm::Value* v, const std::vector<llvm::Value*>& carried) -> std::vector<llvm::Value*> {
+          llvm::Value* at = b_.CreateVectorSplat(lanes, b_.CreateTrunc(v, index_ty));
+          std::vector<llvm::Value*> next(2 * kTrackedChains);
+          for (unsigned c = 0; c < kTrackedChains; ++c) {
+            llvm::Value* p = b_.CreateGEP(st_, row_base, b_.CreateAdd(v, i64(c * lanes)));
+            llvm::Value* x = b_.CreateAlignedLoad(vty, p, llvm::Align(elem_bytes));
+            llvm::Value* take = better(x, carried[c]);
+            next[c] = b_.CreateSelect(take, x, carried[c]);
+            next[kTrackedChains + c] = b_.CreateSelect(take, at, carried[kTrackedChains + c]);
+          }
+          return next;
         });
+        // Chain c's lane l holds element step + c * lanes + l: laid side by side, lane k of
+        // the joined vectors holds element step + k.
+        llvm::Value* lane_best = concat({state.begin(), state.begin() + kTrackedChains});
+        llvm::Value* lane_step = concat({state.begin() + kTrackedChains, state.end()});
         using llvm::Intrinsic::ID;
         ID across = is_float() ? (is_max() ? llvm::Intrinsic::vector_reduce_fmaximum : llvm::Intrinsic::vector_reduce_fminimum)
                   : is_signed() ? (is_max() ? llvm::Intrinsic::vector_reduce_smax : llvm::Intrinsic::vector_reduce_smin)
                                 : (is_max() ? llvm::Intrinsic::vector_reduce_umax : llvm::Intrinsic::vector_reduce_umin);
-        best = b_.CreateUnaryIntrinsic(across, lane_best[0]);
+        best = b_.CreateUnaryIntrinsic(across, lane_best);
         llvm::Value* best_is_nan = is_float() ? b_.CreateFCmpUNO(best, best) : b_.getFalse();
-        llvm::Value* holds = matches(lane_best[0], b_.CreateVectorSplat(lanes, best), b_.CreateVectorSplat(lanes, best_is_nan));
-        llvm::Value* index = b_.CreateAdd(lane_best[1], iota);
-        llvm::Value* none = b_.CreateVectorSplat(lanes, b_.getInt32(INT32_MAX));
+        llvm::Value* holds = matches(lane_best, b_.CreateVectorSplat(width, best), b_.CreateVectorSplat(width, best_is_nan));
+        llvm::Value* index = b_.CreateAdd(b_.CreateTrunc(lane_step, llvm::FixedVectorType::get(i32, width)), iota(width));
+        llvm::Value* none = b_.CreateVectorSplat(width, b_.getInt32(INT32_MAX));
         best_index = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umin, b_.CreateSelect(holds, index, none));
       }
       auto tail = carried_loop(b_, i64(whole), i64(len), 1, "tail", {best, best_index},
@@ -135,6 +161,26 @@ class ArgReduceEmitter {
       });
       b_.CreateStore(tail[1], b_.CreateGEP(i32, out(), row));
     });
+  }
+
+  // <0, 1, ..., n-1> as i32.
+  llvm::Constant* iota(unsigned n) {
+    std::vector<llvm::Constant*> v;
+    for (unsigned l = 0; l < n; ++l) v.push_back(b_.getInt32(l));
+    return llvm::ConstantVector::get(v);
+  }
+  // Equal-width vectors laid end to end, joined pairwise.
+  llvm::Value* concat(std::vector<llvm::Value*> parts) {
+    while (parts.size() > 1) {
+      const auto n = static_cast<unsigned>(llvm::cast<llvm::FixedVectorType>(parts[0]->getType())->getNumElements());
+      std::vector<int> mask;
+      for (unsigned i = 0; i < 2 * n; ++i) mask.push_back(static_cast<int>(i));
+      std::vector<llvm::Value*> joined;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2) joined.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], mask));
+      if (parts.size() % 2) joined.push_back(parts.back());  // not reached: kTrackedChains is a power of two
+      parts = std::move(joined);
+    }
+    return parts[0];
   }
 
   void rows() {
