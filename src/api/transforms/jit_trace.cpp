@@ -65,6 +65,19 @@ ir::ValueId apply_sharding(Interp& I, trace::Trace& t, ir::ValueId id, const Val
   return guarded(I, [&] {
     if (!target) return id;
     const auto named = sharding::resolve_out_sharding(sharding::RuleContext{t.mesh(), what}, *target, what, /*allow_non_explicit=*/true);
+    // JAX's pjit_check_aval_sharding: every sharded dim must divide evenly.
+    const types::Shape shape = t.type(id).shape();
+    const auto parts = named.dim_partitions(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] % parts[d] != 0) {
+        std::string given = I.repr(sharding);  // the user's NamedSharding shows its concrete mesh, as JAX's message does
+        if (given.rfind("NamedSharding(", 0) != 0) given = named.repr();
+        throw types::ShardingError(
+            "ValueError", fmt::format("One of pjit {} was given the sharding of {}, which implies that the global size of its dimension {} "
+                                      "should be divisible by {}, but it is equal to {} (full shape: {})",
+                                      std::string_view(what) == "jit's out_shardings" ? "outputs" : "arguments", given, d, parts[d],
+                                      shape[d], types::py_int_tuple(shape)));
+      }
     const auto& mesh = t.mesh().empty() ? named.abstract_mesh() : t.mesh();
     const auto want = named.spec().normalized(t.type(id).rank()).entries();
     std::vector<types::PartitionSpec::Entry> explicit_part;
