@@ -348,7 +348,7 @@ void add_jnp_shape(Interp&, ModuleObj& m) {
     if (!is_none(p.get("axis"))) axis = int_arg(I, p.get("axis"), "axis");
     Value rv = p.get("repeats");
     if ((is_array_like(rv) && (type_of(rv).rank() > 0 || as_tracer(rv))) || (rv && (rv->kind == ObjKind::List || rv->kind == ObjKind::Tuple)))
-      return jnp_repeat_counts(I, arr_operand(I, p.get("a"), "repeat"), rv, axis, p.get("total_repeat_length"));
+      return jnp_repeat_counts(I, shaped_operand(I, p.get("a"), "repeat"), rv, axis, p.get("total_repeat_length"));
     int64_t reps = int_arg(I, rv, "repeats");
     return run(I, "repeat", p.get("a"), [&](Trace& t, ValueId v) { return repeat_body(t, v, reps, axis); });
   });
