@@ -59,9 +59,10 @@ export SHARD_STDLIB="$repo/stdlib"
 mkdir -p "$logs"
 supp="$repo/tests/sanitize"
 
-# The numpy oracles run under ASan (besides print_oracle.py), fastest first as measured on a
-# 2-core machine (docs/sanitizers.md); one still running after ORACLE_TIMEOUT is listed as
-# unfinished, so a slow machine loses the last ones, not the run.
+# The numpy oracles run under ASan (besides print_oracle.py): all of them, about 11 min in all
+# on a 2-core machine, the longest jit (3.5 min) and jnp (2.5 min) (docs/sanitizers.md). One still
+# running after ORACLE_TIMEOUT is listed as unfinished, not failed, so a slower machine loses
+# that oracle, not the run.
 ASAN_ORACLES=(dtypes16 grad jit jnp linalg np_random optax random scalax shard_map timeline vmap x64)
 
 # Shared runtime options. allocator_may_return_null: a huge allocation fails as it does
