@@ -12,8 +12,8 @@
 #    the embedding programs, and the API fuzzer for --fuzz-minutes (default 5) with a random
 #    seed (SANITIZE_FUZZ_SEED to replay one), all with detect_leaks=0 and halt_on_error=1.
 #    Then a leak pass: the goldens again with detect_leaks=1, counting the goldens that leak.
-#    Leaks fail the run only with --leaks-fatal (the host interpreter's reference cycles leak
-#    until the cycle collector lands).
+#    Leaks fail the run only with --leaks-fatal (to turn on once the cycle collector leaves no
+#    golden leaking).
 # 2. TSan (clang-19, -O1): a second build directory (SANITIZE_TSAN_BUILD_DIR, default
 #    ../shard-sanitize-build/tsan) with the embedding programs (libshard: Interpreters on
 #    several threads) and a Catch2 binary of the device-runtime tests only (runtime/ and
