@@ -89,22 +89,30 @@ Interp::Interp(Options opts) : opts_(std::move(opts)), impl_(std::make_unique<Im
 // cycles left among the values those dicts held. Values an embedder still holds stay alive.
 Interp::~Interp() {
   Impl& P = *impl_;
-  P.shutting_down = true;  // generators still alive are dropped, not run to their finally
+  // Code run by the teardown (a generator's finally block) needs a frame for its locations.
+  P.stack.push_back(TraceEntry{ast::Loc{}, "<module>"});
   P.acaches.clear();
   P.gcaches.clear();
   P.new_plans.clear();
   P.handling.clear();
-  std::vector<Value> held;
-  for (auto& [name, m] : P.modules)
-    for (auto& [key, v] : m->dict.entries)
-      if (v) held.push_back(std::move(v));
-  for (auto& [name, m] : P.modules) {
-    m->dict.entries.clear();
-    m->dict.index.clear();
-  }
-  release_values(held);
-  while (gc::collect() > 0) {
-  }
+  // The builtins module goes last, as in CPython: a generator closed while the others are
+  // emptied runs its finally blocks (CPython's behaviour at exit) and still finds `print`.
+  auto empty_modules = [&](bool builtins) {
+    std::vector<Value> held;
+    for (auto& [name, m] : P.modules) {
+      if ((m == P.builtins_mod) != builtins) continue;
+      for (auto& [key, v] : m->dict.entries)
+        if (v) held.push_back(std::move(v));
+      m->dict.entries.clear();
+      m->dict.index.clear();
+    }
+    release_values(held);
+    while (gc::collect() > 0) {
+    }
+  };
+  empty_modules(false);
+  empty_modules(true);
+  P.shutting_down = true;  // anything still alive is dropped without running more code
 }
 
 std::shared_ptr<ModuleObj> Interp::main_module() { return impl_->main_mod; }
