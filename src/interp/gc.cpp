@@ -59,6 +59,14 @@ size_t env_count(const char* name, size_t otherwise) {
   return end != env && *end == '\0' && n >= 0 ? size_t(n) : otherwise;
 }
 
+// The tracked count at which the next automatic collection runs (never, while disabled).
+void update_trigger(Registry& r) {
+  size_t next = std::max(r.survivors * 2, r.survivors + r.threshold);
+  bool automatic = r.enabled && (r.threshold > 0 || r.stress_every > 0);
+  if (r.stress_every) next = 0;  // every statement boundary asks; the countdown decides
+  gc::detail::g_trigger.store(automatic ? next : std::numeric_limits<size_t>::max(), std::memory_order_relaxed);
+}
+
 // SHARD_GC_THRESHOLD=n sets the threshold from the start. SHARD_GC_STRESS=n collects at
 // every n-th statement boundary whatever the growth (n times every 2,000 tracked objects):
 // the test suite runs programs so, to show that no collection frees a value still in use.
@@ -66,8 +74,7 @@ Registry* new_registry() {
   auto* r = new Registry;
   r->threshold = env_count("SHARD_GC_THRESHOLD", r->threshold);
   r->stress_every = env_count("SHARD_GC_STRESS", 0);
-  size_t trigger = r->stress_every ? 0 : r->threshold ? r->threshold : std::numeric_limits<size_t>::max();
-  gc::detail::g_trigger.store(trigger);
+  update_trigger(*r);
   return r;
 }
 
@@ -294,14 +301,6 @@ size_t inconsistent_objects() {
   return size_t(std::count_if(refs.begin(), refs.end(), [](int64_t n) { return n < 0; }));
 }
 
-namespace {
-void update_trigger(Registry& r) {
-  size_t next = std::max(r.survivors * 2, r.survivors + r.threshold);
-  bool automatic = r.enabled && (r.threshold > 0 || r.stress_every > 0);
-  if (r.stress_every) next = 0;  // every statement boundary asks; the countdown decides
-  detail::g_trigger.store(automatic ? next : std::numeric_limits<size_t>::max(), std::memory_order_relaxed);
-}
-}  // namespace
 
 size_t collect() {
   Registry& r = registry();
