@@ -22,7 +22,16 @@ Tangent scale(Trace& t, const Tangent& d, F&& s) {
 // 1 where x == z (0.5 when y == z too), else 0: max/min's share of the tangent.
 ValueId balanced_eq(Trace& t, ValueId x, ValueId z, ValueId y) {
   ValueId one = scalar_like(t, 1, x), half = scalar_like(t, 0.5, x), zero = scalar_like(t, 0, x);
-  return trace::where(t, bin(t, EwOp::Eq, x, z), trace::where(t, bin(t, EwOp::Eq, y, z), half, one), zero);
+  ValueId x_hit = bin(t, EwOp::Eq, x, z);
+  ValueId y_hit = bin(t, EwOp::Eq, y, z);
+  return trace::where(t, x_hit, trace::where(t, y_hit, half, one), zero);
+}
+// d0 * s0() + d1 * s1(), the first operand's ops emitted first.
+template <class F0, class F1>
+Tangent add_scaled(Trace& t, const Tangent& d0, F0&& s0, const Tangent& d1, F1&& s1) {
+  Tangent first = scale(t, d0, s0);
+  Tangent second = scale(t, d1, s1);
+  return add_tangents(t, first, second);
 }
 }  // namespace
 
@@ -47,31 +56,43 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     case EwOp::Neg: if (dx) dy = neg(t, *dx); break;
     case EwOp::Abs: dy = scale(t, dx, [&] { return un(t, EwOp::Sign, x); }); break;
     case EwOp::Sqrt: dy = scale(t, dx, [&] { return div(t, c(0.5), y); }); break;
-    case EwOp::Rsqrt: dy = scale(t, dx, [&] { return mul(t, div(t, y, x), c(-0.5)); }); break;
-    case EwOp::Cbrt: dy = scale(t, dx, [&] { return mul(t, c(1.0 / 3.0), trace::integer_pow(t, y, -2)); }); break;
+    case EwOp::Rsqrt: dy = scale(t, dx, [&] { ValueId q = div(t, y, x); return mul(t, q, c(-0.5)); }); break;
+    case EwOp::Cbrt: dy = scale(t, dx, [&] { ValueId k = c(1.0 / 3.0); return mul(t, k, trace::integer_pow(t, y, -2)); }); break;
     case EwOp::Exp: dy = scale(t, dx, [&] { return y; }); break;
     case EwOp::Expm1: dy = scale(t, dx, [&] { return add(t, y, c(1)); }); break;
     case EwOp::Log: if (dx) dy = div(t, *dx, x); break;
     case EwOp::Log1p: if (dx) dy = div(t, *dx, add(t, x, c(1))); break;
     case EwOp::Sin: dy = scale(t, dx, [&] { return un(t, EwOp::Cos, x); }); break;
     case EwOp::Cos: dy = scale(t, dx, [&] { return neg(t, un(t, EwOp::Sin, x)); }); break;
-    case EwOp::Tan: dy = scale(t, dx, [&] { return add(t, c(1), mul(t, y, y)); }); break;
+    case EwOp::Tan: dy = scale(t, dx, [&] { ValueId one = c(1); return add(t, one, mul(t, y, y)); }); break;
     case EwOp::Sinh: dy = scale(t, dx, [&] { return un(t, EwOp::Cosh, x); }); break;
     case EwOp::Cosh: dy = scale(t, dx, [&] { return un(t, EwOp::Sinh, x); }); break;
-    case EwOp::Tanh: dy = scale(t, dx, [&] { return sub(t, c(1), mul(t, y, y)); }); break;
+    case EwOp::Tanh: dy = scale(t, dx, [&] { ValueId one = c(1); return sub(t, one, mul(t, y, y)); }); break;
     case EwOp::Logistic: dy = scale(t, dx, [&] { return mul(t, y, sub(t, c(1), y)); }); break;
     case EwOp::Erf:
     case EwOp::Erfc: {
       const double k = (e.op == EwOp::Erf ? 2 : -2) / std::sqrt(std::numbers::pi);
-      dy = scale(t, dx, [&] { return mul(t, c(k), un(t, EwOp::Exp, neg(t, mul(t, x, x)))); });
+      dy = scale(t, dx, [&] {
+        ValueId kc = c(k);
+        return mul(t, kc, un(t, EwOp::Exp, neg(t, mul(t, x, x))));
+      });
       break;
     }
-    case EwOp::ErfInv: dy = scale(t, dx, [&] { return mul(t, c(std::sqrt(std::numbers::pi) / 2), un(t, EwOp::Exp, mul(t, y, y))); }); break;
+    case EwOp::ErfInv:
+      dy = scale(t, dx, [&] {
+        ValueId k = c(std::sqrt(std::numbers::pi) / 2);
+        return mul(t, k, un(t, EwOp::Exp, mul(t, y, y)));
+      });
+      break;
     case EwOp::Square: dy = scale(t, dx, [&] { return mul(t, c(2), x); }); break;
     case EwOp::IntegerPow:
       if (e.y == 0 || !dx) break;
       if (e.y == 1) dy = *dx;
-      else dy = mul(t, *dx, mul(t, c(static_cast<double>(e.y)), e.y == 2 ? x : trace::integer_pow(t, x, e.y - 1)));
+      else {
+        ValueId n = c(static_cast<double>(e.y));
+        ValueId power = e.y == 2 ? x : trace::integer_pow(t, x, e.y - 1);
+        dy = mul(t, *dx, mul(t, n, power));
+      }
       break;
     case EwOp::Reciprocal: dy = scale(t, dx, [&] { return neg(t, mul(t, y, y)); }); break;
     case EwOp::Convert:
@@ -79,7 +100,7 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
       break;
     case EwOp::Add: dy = add_tangents(t, dx, a.dx[1]); break;
     case EwOp::Sub: dy = a.dx[1] ? add_tangents(t, dx, neg(t, *a.dx[1])) : dx; break;
-    case EwOp::Mul: dy = add_tangents(t, scale(t, dx, [&] { return a.x[1]; }), scale(t, a.dx[1], [&] { return x; })); break;
+    case EwOp::Mul: dy = add_scaled(t, dx, [&] { return a.x[1]; }, a.dx[1], [&] { return x; }); break;
     case EwOp::Div: {
       Tangent d0 = dx ? Tangent(div(t, *dx, a.x[1])) : std::nullopt;
       dy = add_tangents(t, d0, scale(t, a.dx[1], [&] { return neg(t, div(t, y, a.x[1])); }));
@@ -90,7 +111,12 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
       // x - y * q with q = trunc(x / y) (rem) or floor(x / y) (remainder).
       dy = add_tangents(t, dx, scale(t, a.dx[1], [&] {
                           ValueId q = bin(t, EwOp::Div, x, a.x[1]);
-                          q = e.op == EwOp::Mod ? un(t, EwOp::Floor, q) : mul(t, un(t, EwOp::Sign, q), un(t, EwOp::Floor, un(t, EwOp::Abs, q)));
+                          if (e.op == EwOp::Mod) {
+                            q = un(t, EwOp::Floor, q);
+                          } else {
+                            ValueId sign = un(t, EwOp::Sign, q);
+                            q = mul(t, sign, un(t, EwOp::Floor, un(t, EwOp::Abs, q)));
+                          }
                           return neg(t, q);
                         }));
       break;
@@ -100,7 +126,8 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
       Tangent d0, d1;
       if (dx) d0 = mul(t, *dx, mul(t, b, bin(t, EwOp::Pow, x, sub(t, b, c(1)))));
       if (a.dx[1]) {
-        ValueId safe = trace::where(t, bin(t, EwOp::Eq, x, c(0)), c(1), x);
+        ValueId at_zero = bin(t, EwOp::Eq, x, c(0));
+        ValueId safe = trace::where(t, at_zero, c(1), x);
         d1 = mul(t, *a.dx[1], mul(t, un(t, EwOp::Log, safe), y));
       }
       dy = add_tangents(t, d0, d1);
@@ -108,15 +135,16 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     }
     case EwOp::Max:
     case EwOp::Min:
-      dy = add_tangents(t, scale(t, dx, [&] { return balanced_eq(t, x, y, a.x[1]); }), scale(t, a.dx[1], [&] { return balanced_eq(t, a.x[1], y, x); }));
+      dy = add_scaled(t, dx, [&] { return balanced_eq(t, x, y, a.x[1]); }, a.dx[1], [&] { return balanced_eq(t, a.x[1], y, x); });
       break;
     case EwOp::Atan2: {
-      ValueId r2 = add(t, mul(t, x, x), mul(t, a.x[1], a.x[1]));
-      dy = add_tangents(t, scale(t, dx, [&] { return div(t, a.x[1], r2); }), scale(t, a.dx[1], [&] { return neg(t, div(t, x, r2)); }));
+      ValueId xx = mul(t, x, x);
+      ValueId r2 = add(t, xx, mul(t, a.x[1], a.x[1]));
+      dy = add_scaled(t, dx, [&] { return div(t, a.x[1], r2); }, a.dx[1], [&] { return neg(t, div(t, x, r2)); });
       break;
     }
     case EwOp::LogAddExp:
-      dy = add_tangents(t, scale(t, dx, [&] { return un(t, EwOp::Exp, sub(t, x, y)); }), scale(t, a.dx[1], [&] { return un(t, EwOp::Exp, sub(t, a.x[1], y)); }));
+      dy = add_scaled(t, dx, [&] { return un(t, EwOp::Exp, sub(t, x, y)); }, a.dx[1], [&] { return un(t, EwOp::Exp, sub(t, a.x[1], y)); });
       break;
     case EwOp::Select:
       if (a.dx[1] || a.dx[2])
@@ -130,7 +158,9 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
         if (!d) return std::nullopt;
         return trace::where(t, pred, *d, zero);
       };
-      dy = pick(a.dx[0], bin(t, EwOp::And, bin(t, EwOp::Gt, v, lo), bin(t, EwOp::Lt, v, hi)));
+      ValueId above_lo = bin(t, EwOp::Gt, v, lo);
+      ValueId below_hi = bin(t, EwOp::Lt, v, hi);
+      dy = pick(a.dx[0], bin(t, EwOp::And, above_lo, below_hi));
       dy = add_tangents(t, dy, pick(a.dx[1], bin(t, EwOp::Gt, lo, v)));
       dy = add_tangents(t, dy, pick(a.dx[2], bin(t, EwOp::Lt, hi, v)));
       break;

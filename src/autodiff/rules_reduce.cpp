@@ -73,7 +73,9 @@ ValueId cumulative_extremum_tangent(Trace& t, ValueId x, ValueId dx, const ir::a
   if (c.reverse) {  // from the end: the same on the reversed axis
     ir::attr::Cumulative fwd = c;
     fwd.reverse = false;
-    return trace::rev(t, cumulative_extremum_tangent(t, trace::rev(t, x, {ax}), trace::rev(t, dx, {ax}), fwd), {ax});
+    ValueId x_rev = trace::rev(t, x, {ax});
+    ValueId dx_rev = trace::rev(t, dx, {ax});
+    return trace::rev(t, cumulative_extremum_tangent(t, x_rev, dx_rev, fwd), {ax});
   }
   const ir::EwOp better = c.kind == ReduceKind::Max ? EwOp::Gt : EwOp::Lt;
   ValueId run = trace::cumulative(t, c.kind == ReduceKind::Max ? "cummax" : "cummin", c.kind, x, ax);
@@ -82,10 +84,13 @@ ValueId cumulative_extremum_tangent(Trace& t, ValueId x, ValueId dx, const ir::a
   lo[static_cast<size_t>(ax)] = 1;
   types::Shape limit = xt.shape();
   limit[static_cast<size_t>(ax)] = n - 1;
-  ValueId before = trace::pad(t, trace::slice(t, run, types::Shape(static_cast<size_t>(rank), 0), limit, {}), scalar_like(t, c.kind == ReduceKind::Max ? -INFINITY : INFINITY, x), lo, hi);
+  ValueId run_head = trace::slice(t, run, types::Shape(static_cast<size_t>(rank), 0), limit, {});
+  ValueId identity = scalar_like(t, c.kind == ReduceKind::Max ? -INFINITY : INFINITY, x);
+  ValueId before = trace::pad(t, run_head, identity, lo, hi);
   ValueId idx = trace::iota(t, types::DType::I32, xt.shape(), ax, xt.is_sharded() ? sharding::OptOutSharding(sharding::OutSharding{xt.spec()}) : std::nullopt);
-  ValueId is_new = trace::binary(t, "or", EwOp::Or, trace::binary(t, "eq", EwOp::Eq, idx, trace::scalar_constant(t, 0, {types::DType::I32, false})),
-                                 trace::binary(t, "cmp", better, x, before));
+  ValueId is_first = trace::binary(t, "eq", EwOp::Eq, idx, trace::scalar_constant(t, 0, {types::DType::I32, false}));
+  ValueId is_better = trace::binary(t, "cmp", better, x, before);
+  ValueId is_new = trace::binary(t, "or", EwOp::Or, is_first, is_better);
   ValueId marks = trace::where(t, is_new, idx, trace::scalar_constant(t, -1, {types::DType::I32, false}));
   ValueId k = trace::cumulative(t, "cummax", ReduceKind::Max, marks, ax);
   // onehot[..., i, ..., j] = (k_i == j), j a new last dim; dy_i = sum_j onehot * dx_j.
@@ -200,6 +205,23 @@ std::vector<int64_t> range(int64_t from, size_t n) {
   return r;
 }
 
+// The cotangent of a reduced operand x is a partial sum over its reduced axes. When the
+// transpose's contraction (the result cotangent's dims `ct_dims` with y's `y_dims`) is sharded
+// identically over exactly those axes, the per-device products are such partial sums, so no
+// all-reduce is needed (JAX's deferred reduction). Returns those axes, or none.
+std::vector<std::string> reduced_operand_partial_sums(const ArrayType& ct, const ArrayType& yt, const ArrayType& x,
+                                                      const std::vector<int64_t>& ct_dims, const std::vector<int64_t>& y_dims) {
+  if (x.spec().reduced().empty()) return {};
+  std::vector<std::string> axes;
+  for (size_t i = 0; i < ct_dims.size(); ++i) {
+    const auto& a = ct.spec()[static_cast<size_t>(ct_dims[i])];
+    if (a != yt.spec()[static_cast<size_t>(y_dims[i])]) return {};
+    axes.insert(axes.end(), a.begin(), a.end());
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes == x.spec().reduced() ? axes : std::vector<std::string>{};
+}
+
 // The cotangent of dot_general's operand x (the other is y), as JAX's
 // _dot_general_transpose_lhs: contract the result cotangent with y over y's free dims, then
 // put x's dims back in order. `swap` when x is the right-hand operand (its free dims come
@@ -207,7 +229,7 @@ std::vector<int64_t> range(int64_t from, size_t n) {
 // type and no ambiguous-sharding error can come from the transpose.
 ValueId dot_transpose(Trace& t, ValueId ct, const ArrayType& x, ValueId y, const ArrayType& yt, const std::vector<int64_t>& x_contract,
                       const std::vector<int64_t>& y_contract, const std::vector<int64_t>& x_batch, const std::vector<int64_t>& y_batch,
-                      bool swap) {
+                      bool swap, bool x_is_input) {
   auto x_kept = remaining(x.rank(), x_contract, x_batch);
   auto y_kept = remaining(yt.rank(), y_contract, y_batch);
   const auto nb = static_cast<int64_t>(x_batch.size());
@@ -235,7 +257,13 @@ ValueId dot_transpose(Trace& t, ValueId ct, const ArrayType& x, ValueId y, const
   if (auto pinned = pinned_sharding(t, x)) {
     std::vector<types::PartitionSpec::Entry> entries;
     for (auto d : pre) entries.push_back(x.spec()[static_cast<size_t>(d)]);
-    out_sharding = sharding::OutSharding{types::PartitionSpec(entries)};
+    // A reduced x that is an input of the linear function gets its partial sums as they are
+    // (they only meet other cotangents of x, which add_tangents splits alike). Inside, the
+    // cotangent flows on through ops that need whole values: there x keeps its reduced axes
+    // (the product is all-reduced, replicated over them) and fit_type splits the final
+    // cotangent.
+    auto partial = x_is_input ? reduced_operand_partial_sums(t.type(ct), yt, x, ans_y, y_kept) : std::vector<std::string>{};
+    out_sharding = sharding::OutSharding{types::PartitionSpec(entries, partial, partial.empty() ? x.spec().reduced() : std::vector<std::string>{})};
   }
   ValueId prod = swapped ? trace::dot_general(t, y, ct, dims, out_sharding) : trace::dot_general(t, ct, y, dims, out_sharding);
   std::vector<int64_t> perm(pre.size());  // argsort(pre)
@@ -250,12 +278,13 @@ std::vector<Tangent> transpose_DotGeneral(TransposeArgs& a) {
   if (a.linear[0] && a.linear[1]) throw std::logic_error("internal error: a product of two tangents");
   ValueId ct = a.ct_value();
   std::vector<Tangent> out(2);
+  auto is_input = [&](size_t i) { return std::find(a.fn.params.begin(), a.fn.params.end(), a.op.operands.at(i)) != a.fn.params.end(); };
   if (a.linear[0])
     out[0] = dot_transpose(a.t, ct, a.operand_type(0), a.x[1], a.operand_type(1), d.lhs_contracting, d.rhs_contracting, d.lhs_batch,
-                           d.rhs_batch, false);
+                           d.rhs_batch, false, is_input(0));
   else
     out[1] = dot_transpose(a.t, ct, a.operand_type(1), a.x[0], a.operand_type(0), d.rhs_contracting, d.lhs_contracting, d.rhs_batch,
-                           d.lhs_batch, true);
+                           d.lhs_batch, true, is_input(1));
   return out;
 }
 

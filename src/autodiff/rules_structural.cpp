@@ -170,7 +170,8 @@ std::vector<Tangent> transpose_Pad(TransposeArgs& a) {
   if (a.linear[0]) out[0] = inner;
   if (a.linear[1]) {
     auto total = [&](ValueId v) { return trace::reduce(t, "reduce_sum", ir::ReduceKind::Sum, v, {}, false); };
-    out[1] = sub(t, total(ct), total(inner));
+    ValueId whole = total(ct);
+    out[1] = sub(t, whole, total(inner));
   }
   return out;
 }
@@ -178,7 +179,8 @@ std::vector<Tangent> transpose_Pad(TransposeArgs& a) {
 std::vector<Tangent> transpose_DynamicSlice(TransposeArgs& a) {
   std::vector<ValueId> starts(a.x.begin() + 1, a.x.end());
   std::vector<Tangent> out(a.op.operands.size());
-  out[0] = trace::dynamic_update_slice(a.t, zeros(a.t, a.operand_type(0)), a.ct_value(), starts);
+  ValueId zero = zeros(a.t, a.operand_type(0));
+  out[0] = trace::dynamic_update_slice(a.t, zero, a.ct_value(), starts);
   return out;
 }
 

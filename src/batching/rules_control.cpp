@@ -230,8 +230,9 @@ std::vector<Batched> batch_Cond(BatchArgs& a) {
     outs.push_back(full);
   }
   const auto nb = static_cast<int64_t>(a.op.regions.size());
-  ValueId index = trace::clip(t, a.x[0].value, trace::scalar_constant(t, 0, {types::DType::I32, false}),
-                              trace::scalar_constant(t, static_cast<double>(nb - 1), {types::DType::I32, false}));
+  ValueId first = trace::scalar_constant(t, 0, {types::DType::I32, false});
+  ValueId last = trace::scalar_constant(t, static_cast<double>(nb - 1), {types::DType::I32, false});
+  ValueId index = trace::clip(t, a.x[0].value, first, last);
   std::vector<Batched> out;
   for (size_t i = 0; i < nr; ++i) {
     ValueId r = outs.back()[i];

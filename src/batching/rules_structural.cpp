@@ -78,7 +78,9 @@ ValueId gather_dim(Trace& t, ValueId x, int64_t d, ValueId s, int64_t k) {
   const ArrayType xt = t.type(x);
   const auto rank = static_cast<int64_t>(xt.rank());
   const int64_t n = xt.shape()[static_cast<size_t>(d)], size = xt.shape()[0];
-  s = trace::clip(t, trace::convert(t, s, {types::DType::I32, false}), i32(t, 0), i32(t, n - k));
+  const ValueId s32 = trace::convert(t, s, {types::DType::I32, false});
+  const ValueId lo = i32(t, 0), hi = i32(t, n - k);
+  s = trace::clip(t, s32, lo, hi);
   // mask[b, j, m] = (m == s[b] + j)
   ValueId sb = trace::broadcast_in_dim(t, s, {size, k, n}, {0});
   ValueId j = trace::iota(t, types::DType::I32, {size, k, n}, 1, std::nullopt);
@@ -121,7 +123,10 @@ std::vector<Batched> batch_DynamicUpdateSlice(BatchArgs& a) {
   Trace& t = a.t;
   bool any_batched_start = false;
   for (size_t i = 2; i < a.x.size(); ++i) any_batched_start |= a.x[i].batched;
-  if (!any_batched_start) return {batched(trace::dynamic_update_slice(t, a.full(0), a.full(1), starts_after(a, 2)))};
+  if (!any_batched_start) {
+    const ValueId x = a.full(0), u = a.full(1);
+    return {batched(trace::dynamic_update_slice(t, x, u, starts_after(a, 2)))};
+  }
   ValueId x = a.full(0), u = a.full(1);
   const ArrayType xt = t.type(x);
   const int64_t size = xt.shape()[0];
@@ -130,7 +135,9 @@ std::vector<Batched> batch_DynamicUpdateSlice(BatchArgs& a) {
     const auto d = static_cast<int64_t>(i - 1);  // dim d of the batched arrays
     const int64_t n = xt.shape()[static_cast<size_t>(d)], k = t.type(u).shape()[static_cast<size_t>(d)];
     ValueId s = a.x[i].batched ? a.x[i].value : trace::broadcast_in_dim(t, a.x[i].value, {size}, {});
-    s = trace::clip(t, trace::convert(t, s, {types::DType::I32, false}), i32(t, 0), i32(t, n - k));
+    const ValueId s32 = trace::convert(t, s, {types::DType::I32, false});
+    const ValueId lo = i32(t, 0), hi = i32(t, n - k);
+    s = trace::clip(t, s32, lo, hi);
     if (k != n) {  // spread u along d: [.., k, ..] -> [.., n, ..]
       const ArrayType ut = t.type(u);
       ValueId sb = trace::broadcast_in_dim(t, s, {size, k, n}, {0});
@@ -142,16 +149,19 @@ std::vector<Batched> batch_DynamicUpdateSlice(BatchArgs& a) {
       std::vector<int64_t> udims;
       for (int64_t q = 0; q < static_cast<int64_t>(ut.rank()); ++q) udims.push_back(q <= d ? q : q + 1);
       ValueId uw = trace::broadcast_in_dim(t, u, wide, udims);
-      ValueId picked = trace::where(t, trace::broadcast_in_dim(t, mask, wide, {0, d, d + 1}), uw,
-                                    trace::scalar_constant(t, 0, {ut.dtype(), false}));
+      ValueId mw = trace::broadcast_in_dim(t, mask, wide, {0, d, d + 1});
+      ValueId zero = trace::scalar_constant(t, 0, {ut.dtype(), false});
+      ValueId picked = trace::where(t, mw, uw, zero);
       const ir::ReduceKind kind = ut.dtype() == types::DType::Bool ? ir::ReduceKind::Or : ir::ReduceKind::Sum;
       u = trace::convert(t, trace::reduce(t, "scatter", kind, picked, {d}, false), {ut.dtype(), ut.weak_type()});
     }
     // s <= m < s + k, per lane, over this dim
     ValueId m = trace::iota(t, types::DType::I32, {size, n}, 1, std::nullopt);
     ValueId sb = trace::broadcast_in_dim(t, s, {size, n}, {0});
-    ValueId in_d = trace::binary(t, "and", ir::EwOp::And, trace::binary(t, "ge", ir::EwOp::Ge, m, sb),
-                                 trace::binary(t, "lt", ir::EwOp::Lt, m, trace::binary(t, "add", ir::EwOp::Add, sb, i32(t, k))));
+    ValueId at_or_after = trace::binary(t, "ge", ir::EwOp::Ge, m, sb);
+    ValueId end = trace::binary(t, "add", ir::EwOp::Add, sb, i32(t, k));
+    ValueId before_end = trace::binary(t, "lt", ir::EwOp::Lt, m, end);
+    ValueId in_d = trace::binary(t, "and", ir::EwOp::And, at_or_after, before_end);
     ValueId in_full = trace::broadcast_in_dim(t, in_d, xt.shape(), {0, d});
     inside = inside ? trace::binary(t, "and", ir::EwOp::And, *inside, in_full) : in_full;
   }

@@ -25,17 +25,41 @@ ValueId scaled(Trace& t, ValueId x, double factor) {
 
 // asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 - x^2), x).
 ValueId sqrt_one_minus_sq(Trace& t, ValueId x) {
-  return un(t, EwOp::Sqrt, bin(t, EwOp::Sub, cst(t, 1, x), bin(t, EwOp::Mul, x, x)));
+  ValueId one = cst(t, 1, x);
+  ValueId sq = bin(t, EwOp::Mul, x, x);
+  return un(t, EwOp::Sqrt, bin(t, EwOp::Sub, one, sq));
 }
 
 // Rounds toward zero; integers are already whole.
 ValueId trunc(Trace& t, ValueId x) {
   if (is_exact(t, x)) return x;
   ValueId neg = bin(t, EwOp::Lt, x, cst(t, 0, x));
-  return where(t, neg, un(t, EwOp::Ceil, x), un(t, EwOp::Floor, x));
+  ValueId up = un(t, EwOp::Ceil, x);
+  ValueId down = un(t, EwOp::Floor, x);
+  return where(t, neg, up, down);
 }
 
 ValueId identity(Trace&, ValueId x) { return x; }
+
+// log(x) / ln(base), x floating.
+ValueId log_base(Trace& t, ValueId x, double ln_base) {
+  x = to_float(t, x);
+  ValueId log_x = un(t, EwOp::Log, x);
+  return bin(t, EwOp::Div, log_x, cst(t, ln_base, x));
+}
+
+// logical_and / or / xor: both operands as bool.
+ValueId logical(Trace& t, EwOp op, ValueId x, ValueId y) {
+  ValueId xb = to_bool(t, x);
+  ValueId yb = to_bool(t, y);
+  return bin(t, op, xb, yb);
+}
+
+ValueId both_nan(Trace& t, ValueId a, ValueId b) {
+  ValueId a_nan = un(t, EwOp::IsNan, a);
+  ValueId b_nan = un(t, EwOp::IsNan, b);
+  return bin(t, EwOp::And, a_nan, b_nan);
+}
 
 // x == +inf (sign 1) or -inf (sign -1); integers are never infinite.
 ValueId infinity_test(Trace& t, ValueId x, int sign) {
@@ -56,8 +80,8 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"trunc", trunc},
       {"logical_not", [](Trace& t, ValueId x) { return un(t, EwOp::Not, to_bool(t, x)); }},
       {"exp2", [](Trace& t, ValueId x) { return un(t, EwOp::Exp, scaled(t, x, M_LN2)); }},
-      {"log2", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Div, un(t, EwOp::Log, x), cst(t, M_LN2, x)); }},
-      {"log10", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Div, un(t, EwOp::Log, x), cst(t, M_LN10, x)); }},
+      {"log2", [](Trace& t, ValueId x) { return log_base(t, x, M_LN2); }},
+      {"log10", [](Trace& t, ValueId x) { return log_base(t, x, M_LN10); }},
       {"arcsin", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, sqrt_one_minus_sq(t, x)); }},
       {"arccos", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, sqrt_one_minus_sq(t, x), x); }},
       {"arctan", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, cst(t, 1, x)); }},
@@ -71,14 +95,18 @@ const std::vector<UnaryComposite>& unary_composites() {
        }},
       {"arccosh", [](Trace& t, ValueId x) {
          x = to_float(t, x);
-         ValueId root = bin(t, EwOp::Mul, un(t, EwOp::Sqrt, bin(t, EwOp::Sub, x, cst(t, 1, x))),
-                            un(t, EwOp::Sqrt, bin(t, EwOp::Add, x, cst(t, 1, x))));
+         ValueId below = un(t, EwOp::Sqrt, bin(t, EwOp::Sub, x, cst(t, 1, x)));
+         ValueId above = un(t, EwOp::Sqrt, bin(t, EwOp::Add, x, cst(t, 1, x)));
+         ValueId root = bin(t, EwOp::Mul, below, above);
          return un(t, EwOp::Log, bin(t, EwOp::Add, x, root));
        }},
       {"arctanh", [](Trace& t, ValueId x) {
          x = to_float(t, x);
-         ValueId q = bin(t, EwOp::Div, bin(t, EwOp::Mul, cst(t, 2, x), x), bin(t, EwOp::Sub, cst(t, 1, x), x));
-         return bin(t, EwOp::Mul, cst(t, 0.5, x), un(t, EwOp::Log1p, q));
+         ValueId twice = bin(t, EwOp::Mul, cst(t, 2, x), x);
+         ValueId one_minus = bin(t, EwOp::Sub, cst(t, 1, x), x);
+         ValueId q = bin(t, EwOp::Div, twice, one_minus);
+         ValueId half = cst(t, 0.5, x);
+         return bin(t, EwOp::Mul, half, un(t, EwOp::Log1p, q));
        }},
       {"deg2rad", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
       {"radians", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
@@ -94,7 +122,10 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"iscomplex", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 0, {DType::Bool, false}, std::nullopt); }},
       {"sinc", [](Trace& t, ValueId x) {  // sin(pi x) / (pi x), 1 at 0
          ValueId px = scaled(t, x, M_PI);
-         return where(t, bin(t, EwOp::Eq, px, cst(t, 0, px)), cst(t, 1, px), bin(t, EwOp::Div, un(t, EwOp::Sin, px), px));
+         ValueId at_zero = bin(t, EwOp::Eq, px, cst(t, 0, px));
+         ValueId one = cst(t, 1, px);
+         ValueId ratio = bin(t, EwOp::Div, un(t, EwOp::Sin, px), px);
+         return where(t, at_zero, one, ratio);
        }},
   };
   return table;
@@ -103,16 +134,20 @@ const std::vector<UnaryComposite>& unary_composites() {
 const std::vector<BinaryComposite>& binary_composites() {
   static const std::vector<BinaryComposite> table = {
       {"float_power", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::Pow, to_float(t, x), y); }},
-      {"logical_and", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::And, to_bool(t, x), to_bool(t, y)); }},
-      {"logical_or", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::Or, to_bool(t, x), to_bool(t, y)); }},
-      {"logical_xor", [](Trace& t, ValueId x, ValueId y) { return bin(t, EwOp::Xor, to_bool(t, x), to_bool(t, y)); }},
+      {"logical_and", [](Trace& t, ValueId x, ValueId y) { return logical(t, EwOp::And, x, y); }},
+      {"logical_or", [](Trace& t, ValueId x, ValueId y) { return logical(t, EwOp::Or, x, y); }},
+      {"logical_xor", [](Trace& t, ValueId x, ValueId y) { return logical(t, EwOp::Xor, x, y); }},
       {"hypot", [](Trace& t, ValueId x, ValueId y) {
          x = to_float(t, x);
          y = to_float(t, y);
-         return un(t, EwOp::Sqrt, bin(t, EwOp::Add, bin(t, EwOp::Mul, x, x), bin(t, EwOp::Mul, y, y)));
+         ValueId xx = bin(t, EwOp::Mul, x, x);
+         ValueId yy = bin(t, EwOp::Mul, y, y);
+         return un(t, EwOp::Sqrt, bin(t, EwOp::Add, xx, yy));
        }},
       {"logaddexp2", [](Trace& t, ValueId x, ValueId y) {  // log2(2**x + 2**y) through the natural-log primitive
-         ValueId l = bin(t, EwOp::LogAddExp, scaled(t, x, M_LN2), scaled(t, y, M_LN2));
+         ValueId xs = scaled(t, x, M_LN2);
+         ValueId ys = scaled(t, y, M_LN2);
+         ValueId l = bin(t, EwOp::LogAddExp, xs, ys);
          return bin(t, EwOp::Div, l, cst(t, M_LN2, l));
        }},
       {"heaviside", [](Trace& t, ValueId x, ValueId h0) {  // 0 below zero, 1 above, h0 at zero
@@ -120,7 +155,9 @@ const std::vector<BinaryComposite>& binary_composites() {
          x = convert(t, x, p);
          h0 = convert(t, h0, p);
          ValueId zero = scalar_constant(t, 0, {p.dtype, true}), one = scalar_constant(t, 1, {p.dtype, true});
-         return where(t, bin(t, EwOp::Lt, x, zero), zero, where(t, bin(t, EwOp::Gt, x, zero), one, h0));
+         ValueId below = bin(t, EwOp::Lt, x, zero);
+         ValueId above = bin(t, EwOp::Gt, x, zero);
+         return where(t, below, zero, where(t, above, one, h0));
        }},
       {"copysign", [](Trace& t, ValueId x, ValueId y) {
          ValueId ax = un(t, EwOp::Abs, to_float(t, x));
@@ -137,20 +174,23 @@ ValueId isclose(Trace& t, ValueId a, ValueId b, double rtol, double atol, bool e
   a = convert(t, a, p);
   b = convert(t, b, p);
   ValueId diff = un(t, EwOp::Abs, bin(t, EwOp::Sub, a, b));
-  ValueId tol = bin(t, EwOp::Add, scalar_constant(t, atol, {p.dtype, true}),
-                    bin(t, EwOp::Mul, scalar_constant(t, rtol, {p.dtype, true}), un(t, EwOp::Abs, b)));
+  ValueId atol_c = scalar_constant(t, atol, {p.dtype, true});
+  ValueId rtol_c = scalar_constant(t, rtol, {p.dtype, true});
+  ValueId tol = bin(t, EwOp::Add, atol_c, bin(t, EwOp::Mul, rtol_c, un(t, EwOp::Abs, b)));
   ValueId out = bin(t, EwOp::Le, diff, tol);
   // Infinities are close only to themselves.
-  ValueId any_inf = bin(t, EwOp::Or, un(t, EwOp::IsInf, a), un(t, EwOp::IsInf, b));
+  ValueId a_inf = un(t, EwOp::IsInf, a);
+  ValueId b_inf = un(t, EwOp::IsInf, b);
+  ValueId any_inf = bin(t, EwOp::Or, a_inf, b_inf);
   out = where(t, any_inf, bin(t, EwOp::Eq, a, b), out);
-  if (equal_nan) out = bin(t, EwOp::Or, out, bin(t, EwOp::And, un(t, EwOp::IsNan, a), un(t, EwOp::IsNan, b)));
+  if (equal_nan) out = bin(t, EwOp::Or, out, both_nan(t, a, b));
   return out;
 }
 
 ValueId array_equal(Trace& t, ValueId a, ValueId b, bool equal_nan) {
   ValueId eq = bin(t, EwOp::Eq, a, b);
   if (equal_nan && !is_exact(t, a) && !is_exact(t, b))
-    eq = bin(t, EwOp::Or, eq, bin(t, EwOp::And, un(t, EwOp::IsNan, a), un(t, EwOp::IsNan, b)));
+    eq = bin(t, EwOp::Or, eq, both_nan(t, a, b));
   return reduce(t, "array_equal", ReduceKind::And, eq, {}, false);
 }
 
@@ -163,7 +203,8 @@ ValueId logsumexp(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims,
   for (auto& a : axes) a = normalize_axis("logsumexp", a, rank);
   ValueId m = reduce(t, "logsumexp", ReduceKind::Max, x, axes, /*keepdims=*/true);
   // An all -inf (or inf) slice: subtract 0 instead, so the sum gives exp(-inf) = 0 -> -inf.
-  m = where(t, un(t, EwOp::IsFinite, m), m, cst(t, 0, m));
+  ValueId finite = un(t, EwOp::IsFinite, m);
+  m = where(t, finite, m, cst(t, 0, m));
   ValueId e = un(t, EwOp::Exp, bin(t, EwOp::Sub, x, m));
   if (b) e = bin(t, EwOp::Mul, e, *b);
   ValueId out = bin(t, EwOp::Add, un(t, EwOp::Log, reduce(t, "logsumexp", ReduceKind::Sum, e, axes, /*keepdims=*/true)), m);
@@ -176,7 +217,9 @@ ValueId x_times(Trace& t, ValueId x, ValueId y, EwOp log_op) {
   x = convert(t, x, p);
   y = convert(t, y, p);
   ValueId zero = scalar_constant(t, 0, {p.dtype, true});
-  return where(t, bin(t, EwOp::Eq, x, zero), zero, bin(t, EwOp::Mul, x, un(t, log_op, y)));
+  ValueId x_zero = bin(t, EwOp::Eq, x, zero);
+  ValueId product = bin(t, EwOp::Mul, x, un(t, log_op, y));
+  return where(t, x_zero, zero, product);
 }
 }  // namespace
 

@@ -49,8 +49,8 @@ ValueId linspace(Trace& t, double start, double stop, int64_t num, bool endpoint
   const double div = endpoint ? static_cast<double>(num - 1) : static_cast<double>(num);
   const double step = div > 0 ? (stop - start) / div : 0.0;
   ValueId i = iota(t, dtype.dtype, {num}, 0, out_sharding);
-  ValueId r = binary(t, "linspace", EwOp::Add, binary(t, "linspace", EwOp::Mul, i, scalar_constant(t, step, {dtype.dtype, true})),
-                     scalar_constant(t, start, {dtype.dtype, true}));
+  ValueId offsets = binary(t, "linspace", EwOp::Mul, i, scalar_constant(t, step, {dtype.dtype, true}));
+  ValueId r = binary(t, "linspace", EwOp::Add, offsets, scalar_constant(t, start, {dtype.dtype, true}));
   if (endpoint && num > 1) {
     // numpy sets the last sample to `stop` exactly.
     ValueId last = binary(t, "linspace", EwOp::Eq, i, scalar_constant(t, static_cast<double>(num - 1), {dtype.dtype, true}));

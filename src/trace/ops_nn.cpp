@@ -13,15 +13,27 @@ ValueId f(Trace& t, ValueId x) { return convert(t, x, to_inexact({t.type(x).dtyp
 ValueId c(Trace& t, double v, ValueId like) { return scalar_constant(t, v, {t.type(like).dtype(), true}); }
 ValueId un(Trace& t, EwOp op, ValueId x) { return unary(t, ir::ew_info(op).primitive, op, x); }
 ValueId bin(Trace& t, EwOp op, ValueId a, ValueId b) { return binary(t, ir::ew_info(op).primitive, op, a, b); }
+
+// x inside (lo, hi), lo below it and hi above it: relu6 and hard_tanh, whose derivative is
+// 0 at the kinks, as JAX's.
+ValueId clamp_outside(Trace& t, ValueId x, double lo, double hi) {
+  ValueId above_lo = bin(t, EwOp::Gt, x, c(t, lo, x));
+  ValueId below_hi = bin(t, EwOp::Lt, x, c(t, hi, x));
+  ValueId inside = bin(t, EwOp::And, above_lo, below_hi);
+  ValueId at_or_above_hi = bin(t, EwOp::Ge, x, c(t, hi, x));
+  ValueId hi_c = c(t, hi, x);
+  ValueId lo_c = c(t, lo, x);
+  return where(t, inside, x, where(t, at_or_above_hi, hi_c, lo_c));
+}
 }  // namespace
 
 ValueId nn_relu(Trace& t, ValueId x) {
-  return where(t, bin(t, EwOp::Gt, x, c(t, 0, x)), x, c(t, 0, x));  // derivative 0 at 0, as JAX
+  ValueId pos = bin(t, EwOp::Gt, x, c(t, 0, x));
+  return where(t, pos, x, c(t, 0, x));  // derivative 0 at 0, as JAX
 }
 
 ValueId nn_relu6(Trace& t, ValueId x) {
-  ValueId inside = bin(t, EwOp::And, bin(t, EwOp::Gt, x, c(t, 0, x)), bin(t, EwOp::Lt, x, c(t, 6, x)));
-  return where(t, inside, x, where(t, bin(t, EwOp::Ge, x, c(t, 6, x)), c(t, 6, x), c(t, 0, x)));
+  return clamp_outside(t, x, 0, 6);
 }
 
 ValueId nn_sigmoid(Trace& t, ValueId x) { return un(t, EwOp::Logistic, f(t, x)); }
@@ -35,7 +47,8 @@ ValueId nn_log_sigmoid(Trace& t, ValueId x) { return un(t, EwOp::Neg, nn_softplu
 
 ValueId nn_soft_sign(Trace& t, ValueId x) {
   x = f(t, x);
-  return bin(t, EwOp::Div, x, bin(t, EwOp::Add, un(t, EwOp::Abs, x), c(t, 1, x)));
+  ValueId ax = un(t, EwOp::Abs, x);
+  return bin(t, EwOp::Div, x, bin(t, EwOp::Add, ax, c(t, 1, x)));
 }
 
 ValueId nn_silu(Trace& t, ValueId x) {
@@ -48,26 +61,33 @@ ValueId nn_gelu(Trace& t, ValueId x, bool approximate) {
   ValueId inner;
   if (approximate) {  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     ValueId cube = integer_pow(t, x, 3);
-    ValueId arg = bin(t, EwOp::Mul, c(t, std::sqrt(2 / std::numbers::pi), x), bin(t, EwOp::Add, x, bin(t, EwOp::Mul, c(t, 0.044715, x), cube)));
+    ValueId k = c(t, std::sqrt(2 / std::numbers::pi), x);
+    ValueId cubic = bin(t, EwOp::Mul, c(t, 0.044715, x), cube);
+    ValueId arg = bin(t, EwOp::Mul, k, bin(t, EwOp::Add, x, cubic));
     inner = un(t, EwOp::Tanh, arg);
   } else {  // 0.5 x (1 + erf(x / sqrt(2)))
     inner = un(t, EwOp::Erf, bin(t, EwOp::Mul, x, c(t, 1 / std::numbers::sqrt2, x)));
   }
-  return bin(t, EwOp::Mul, bin(t, EwOp::Mul, c(t, 0.5, x), x), bin(t, EwOp::Add, c(t, 1, x), inner));
+  ValueId half_x = bin(t, EwOp::Mul, c(t, 0.5, x), x);
+  ValueId one_plus = bin(t, EwOp::Add, c(t, 1, x), inner);
+  return bin(t, EwOp::Mul, half_x, one_plus);
 }
 
 ValueId nn_elu(Trace& t, ValueId x, double alpha) {
   x = f(t, x);
   ValueId pos = bin(t, EwOp::Gt, x, c(t, 0, x));
   ValueId safe = where(t, pos, c(t, 0, x), x);  // expm1 of large x would overflow in the untaken branch
-  return where(t, pos, x, bin(t, EwOp::Mul, c(t, alpha, x), un(t, EwOp::Expm1, safe)));
+  ValueId a = c(t, alpha, x);
+  return where(t, pos, x, bin(t, EwOp::Mul, a, un(t, EwOp::Expm1, safe)));
 }
 
 ValueId nn_celu(Trace& t, ValueId x, double alpha) {
   x = f(t, x);
   ValueId pos = bin(t, EwOp::Gt, x, c(t, 0, x));
   ValueId safe = where(t, pos, c(t, 0, x), x);
-  return where(t, pos, x, bin(t, EwOp::Mul, c(t, alpha, x), un(t, EwOp::Expm1, bin(t, EwOp::Div, safe, c(t, alpha, x)))));
+  ValueId a = c(t, alpha, x);
+  ValueId e = un(t, EwOp::Expm1, bin(t, EwOp::Div, safe, c(t, alpha, x)));
+  return where(t, pos, x, bin(t, EwOp::Mul, a, e));
 }
 
 ValueId nn_selu(Trace& t, ValueId x) {
@@ -78,13 +98,14 @@ ValueId nn_selu(Trace& t, ValueId x) {
 
 ValueId nn_leaky_relu(Trace& t, ValueId x, double negative_slope) {
   x = f(t, x);
-  return where(t, bin(t, EwOp::Ge, x, c(t, 0, x)), x, bin(t, EwOp::Mul, c(t, negative_slope, x), x));
+  ValueId pos = bin(t, EwOp::Ge, x, c(t, 0, x));
+  ValueId scaled = bin(t, EwOp::Mul, c(t, negative_slope, x), x);
+  return where(t, pos, x, scaled);
 }
 
 ValueId nn_hard_tanh(Trace& t, ValueId x) {
   x = f(t, x);
-  ValueId inside = bin(t, EwOp::And, bin(t, EwOp::Gt, x, c(t, -1, x)), bin(t, EwOp::Lt, x, c(t, 1, x)));
-  return where(t, inside, x, where(t, bin(t, EwOp::Ge, x, c(t, 1, x)), c(t, 1, x), c(t, -1, x)));
+  return clamp_outside(t, x, -1, 1);
 }
 
 // exp(x - max) / sum(exp(x - max)); the max only shifts, so it carries no derivative (as JAX).

@@ -26,7 +26,11 @@ ValueId shl(Trace& t, ValueId x, ValueId n) { return shift(t, "shift_left", EwOp
 ValueId lshr(Trace& t, ValueId x, ValueId n) { return shift(t, "shift_right_logical", EwOp::ShiftRightLogical, x, n); }
 
 // 32-bit rotation, as JAX writes it: (x << r) | (x >>> (32 - r)).
-ValueId rotate_left(Trace& t, ValueId x, int r) { return bor(t, shl(t, x, u32(t, r)), lshr(t, x, u32(t, 32 - r))); }
+ValueId rotate_left(Trace& t, ValueId x, int r) {
+  ValueId left = shl(t, x, u32(t, r));
+  ValueId right = lshr(t, x, u32(t, 32 - r));
+  return bor(t, left, right);
+}
 
 // uint32 remainder (lax.rem: x % 0 == x, as XLA defines it).
 ValueId urem32(Trace& t, ValueId a, ValueId b) { return binary(t, "rem", EwOp::Rem, a, b); }
@@ -64,7 +68,8 @@ std::pair<ValueId, ValueId> iota_2x32(Trace& t, const Shape& shape, const OptOut
 
 std::pair<ValueId, ValueId> threefry2x32(Trace& t, ValueId k1, ValueId k2, ValueId x1, ValueId x2) {
   static constexpr std::array<std::array<int, 4>, 2> kRotations = {{{13, 15, 26, 6}, {17, 29, 16, 24}}};
-  const std::array<ValueId, 3> ks = {k1, k2, bxor(t, bxor(t, k1, k2), u32(t, 0x1BD11BDA))};
+  ValueId k12 = bxor(t, k1, k2);
+  const std::array<ValueId, 3> ks = {k1, k2, bxor(t, k12, u32(t, 0x1BD11BDA))};
   ValueId a = add(t, x1, ks[0]);
   ValueId b = add(t, x2, ks[1]);
   for (int i = 0; i < 5; ++i) {
@@ -110,7 +115,9 @@ ValueId split(Trace& t, ValueId key, const Shape& shape) {
 ValueId fold_in(Trace& t, ValueId key, ValueId data) {
   auto [k1, k2] = key_halves(t, key);
   // threefry_2x32(key, threefry_seed(data)): the counter pair is (0, data).
-  auto [b1, b2] = threefry2x32(t, k1, k2, u32(t, 0), as_key_word(t, data));
+  ValueId zero = u32(t, 0);
+  ValueId word = as_key_word(t, data);
+  auto [b1, b2] = threefry2x32(t, k1, k2, zero, word);
   return stack(t, {b1, b2}, 0);
 }
 
@@ -140,12 +147,16 @@ ValueId uniform(Trace& t, ValueId key, const Shape& shape, DType dtype, ValueId 
   ValueId unit;
   if (dtype == DType::F32) {
     ValueId b = bits(t, key, shape, out_sharding);
-    ValueId mantissa = bor(t, lshr(t, b, u32(t, 32 - 23)), u32(t, 0x3f800000));
-    unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F32), f32(t, 1.0));
+    ValueId fraction = lshr(t, b, u32(t, 32 - 23));
+    ValueId mantissa = bor(t, fraction, u32(t, 0x3f800000));
+    ValueId one_to_two = bitcast_convert(t, mantissa, DType::F32);
+    unit = binary(t, "sub", EwOp::Sub, one_to_two, f32(t, 1.0));
   } else {
     ValueId b = bits64(t, key, shape, out_sharding);
-    ValueId mantissa = bor(t, lshr(t, b, i64(t, 64 - 52)), i64(t, static_cast<double>(0x3ff0000000000000ull)));
-    unit = binary(t, "sub", EwOp::Sub, bitcast_convert(t, mantissa, DType::F64), scalar_constant(t, 1.0, {DType::F64, false}));
+    ValueId fraction = lshr(t, b, i64(t, 64 - 52));
+    ValueId mantissa = bor(t, fraction, i64(t, static_cast<double>(0x3ff0000000000000ull)));
+    ValueId one_to_two = bitcast_convert(t, mantissa, DType::F64);
+    unit = binary(t, "sub", EwOp::Sub, one_to_two, scalar_constant(t, 1.0, {DType::F64, false}));
   }
   ValueId lo = convert(t, minval, {dtype, false});
   ValueId hi = convert(t, maxval, {dtype, false});
@@ -158,9 +169,12 @@ ValueId normal(Trace& t, ValueId key, const Shape& shape, DType dtype, const Opt
   // mapped through sqrt(2) * erf_inv.
   const DTypeW dw{dtype, false};
   const double lo = dtype == DType::F64 ? std::nextafter(-1.0, 0.0) : std::nextafter(-1.0f, 0.0f);
-  ValueId u = uniform(t, key, shape, dtype, scalar_constant(t, lo, dw), scalar_constant(t, 1.0, dw), out_sharding);
+  ValueId minval = scalar_constant(t, lo, dw);
+  ValueId maxval = scalar_constant(t, 1.0, dw);
+  ValueId u = uniform(t, key, shape, dtype, minval, maxval, out_sharding);
   const double sqrt2 = dtype == DType::F64 ? std::sqrt(2.0) : static_cast<float>(std::sqrt(2.0));
-  return binary(t, "mul", EwOp::Mul, scalar_constant(t, sqrt2, dw), erf_inv(t, u));
+  ValueId scale = scalar_constant(t, sqrt2, dw);
+  return binary(t, "mul", EwOp::Mul, scale, erf_inv(t, u));
 }
 
 ValueId truncated_normal(Trace& t, ValueId key, ValueId lower, ValueId upper, const Shape& shape, DType dtype,
@@ -172,8 +186,10 @@ ValueId truncated_normal(Trace& t, ValueId key, ValueId lower, ValueId upper, co
   ValueId b = unary(t, "erf", EwOp::Erf, binary(t, "div", EwOp::Div, hi, sqrt2));
   ValueId u = uniform(t, key, shape, dtype, a, b, out_sharding);
   ValueId out = binary(t, "mul", EwOp::Mul, sqrt2, erf_inv(t, u));
-  ValueId inside_lo = binary(t, "nextafter", EwOp::NextAfter, stop_gradient(t, lo), scalar_constant(t, INFINITY, dw));
-  ValueId inside_hi = binary(t, "nextafter", EwOp::NextAfter, stop_gradient(t, hi), scalar_constant(t, -INFINITY, dw));
+  ValueId lo_fixed = stop_gradient(t, lo);
+  ValueId inside_lo = binary(t, "nextafter", EwOp::NextAfter, lo_fixed, scalar_constant(t, INFINITY, dw));
+  ValueId hi_fixed = stop_gradient(t, hi);
+  ValueId inside_hi = binary(t, "nextafter", EwOp::NextAfter, hi_fixed, scalar_constant(t, -INFINITY, dw));
   return clip(t, out, inside_lo, inside_hi);
 }
 
@@ -188,18 +204,21 @@ ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, Value
   ValueId higher = bits(t, index_dims(t, keys, {0}, {0}), shape, out_sharding);
   ValueId lower = bits(t, index_dims(t, keys, {0}, {1}), shape, out_sharding);
   ValueId span = convert(t, binary(t, "sub", EwOp::Sub, hi, lo), {kKeyDType, false});
-  span = where(t, binary(t, "le", EwOp::Le, hi, lo), u32(t, 1), span);
+  ValueId empty = binary(t, "le", EwOp::Le, hi, lo);
+  span = where(t, empty, u32(t, 1), span);
   // multiplier = 2**32 mod span, from (2**16 mod span)**2 in wrapping uint32 arithmetic.
   ValueId multiplier = urem32(t, u32(t, 65536), span);
   multiplier = urem32(t, binary(t, "mul", EwOp::Mul, multiplier, multiplier), span);
-  ValueId offset = add(t, binary(t, "mul", EwOp::Mul, urem32(t, higher, span), multiplier), urem32(t, lower, span));
+  ValueId high_part = binary(t, "mul", EwOp::Mul, urem32(t, higher, span), multiplier);
+  ValueId offset = add(t, high_part, urem32(t, lower, span));
   offset = urem32(t, offset, span);
   return add(t, lo, convert(t, offset, {dtype, false}));
 }
 
 ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const OptOutSharding& out_sharding) {
   ValueId pf = types::is_float(t.type(p).dtype()) ? p : convert(t, p, {DType::F32, true});
-  ValueId u = uniform(t, key, shape, t.type(pf).dtype(), f32(t, 0.0), f32(t, 1.0), out_sharding);
+  ValueId minval = f32(t, 0.0), maxval = f32(t, 1.0);
+  ValueId u = uniform(t, key, shape, t.type(pf).dtype(), minval, maxval, out_sharding);
   return binary(t, "lt", EwOp::Lt, u, pf);
 }
 
@@ -217,7 +236,8 @@ ValueId permutation_indices(Trace& t, ValueId key, int64_t n) {
     ValueId keys = split(t, key, {2});
     key = index_dims(t, keys, {0}, {0});
     ValueId sort_keys = bits(t, index_dims(t, keys, {0}, {1}), {n});
-    ValueId centred = binary(t, "sub", EwOp::Sub, convert(t, sort_keys, {DType::I64, false}), i64(t, 2147483648.0));
+    ValueId wide_keys = convert(t, sort_keys, {DType::I64, false});
+    ValueId centred = binary(t, "sub", EwOp::Sub, wide_keys, i64(t, 2147483648.0));
     ValueId high = shl(t, centred, i64(t, 32));
     ValueId value = convert(t, x, {DType::I64, false});
     ValueId low = packed_position ? bor(t, shl(t, position, i64(t, 16)), value) : value;
@@ -244,7 +264,9 @@ ValueId take(Trace& t, ValueId x, ValueId idx, int64_t axis) {
              : dt == DType::F64 ? bitcast_convert(t, x, DType::I64)
              : dt == DType::Bool ? convert(t, x, {DType::I32, false}) : x;
   ValueId xb = broadcast_to(t, expand_dims(t, xi, {axis}), wide);
-  ValueId hit = binary(t, "eq", EwOp::Eq, broadcast_to(t, reshape(t, idx, {m, 1}), {m, n}), iota(t, DType::I32, {m, n}, 1, std::nullopt));
+  ValueId idx_col = broadcast_to(t, reshape(t, idx, {m, 1}), {m, n});
+  ValueId positions = iota(t, DType::I32, {m, n}, 1, std::nullopt);
+  ValueId hit = binary(t, "eq", EwOp::Eq, idx_col, positions);
   Shape mask_shape(s.size() + 1, 1);
   mask_shape[static_cast<size_t>(axis)] = m;
   mask_shape[static_cast<size_t>(axis) + 1] = n;

@@ -50,8 +50,9 @@ ValueId gather(Trace& t, ValueId table, ValueId idx) {
   const DType id = t.type(idx).dtype();
   ValueId neg = trace::binary(t, "lt", EwOp::Lt, idx, cst(t, 0, id));
   idx = trace::where(t, neg, trace::binary(t, "add", EwOp::Add, idx, cst(t, static_cast<double>(n), id)), idx);
-  ValueId mask = trace::binary(t, "eq", EwOp::Eq, trace::broadcast_to(t, trace::expand_dims(t, idx, {r}), full),
-                               trace::iota(t, id, full, r, std::nullopt));
+  ValueId idx_wide = trace::broadcast_to(t, trace::expand_dims(t, idx, {r}), full);
+  ValueId positions = trace::iota(t, id, full, r, std::nullopt);
+  ValueId mask = trace::binary(t, "eq", EwOp::Eq, idx_wide, positions);
   ValueId tb = trace::broadcast_in_dim(t, table, full, {r});
   ValueId sel = trace::where(t, mask, tb, cst(t, 0, t.type(table).dtype()));
   return trace::reduce(t, "interp", ReduceKind::Sum, sel, {r}, false);
@@ -63,8 +64,9 @@ ValueId count_le(Trace& t, ValueId xs, ValueId v) {
   Shape vs = t.type(v).shape(), full = vs;
   full.push_back(n);
   const int64_t r = static_cast<int64_t>(vs.size());
-  ValueId c = trace::binary(t, "le", EwOp::Le, trace::broadcast_in_dim(t, xs, full, {r}),
-                            trace::broadcast_to(t, trace::expand_dims(t, v, {r}), full));
+  ValueId xs_wide = trace::broadcast_in_dim(t, xs, full, {r});
+  ValueId v_wide = trace::broadcast_to(t, trace::expand_dims(t, v, {r}), full);
+  ValueId c = trace::binary(t, "le", EwOp::Le, xs_wide, v_wide);
   return trace::reduce(t, "searchsorted", ReduceKind::Sum, to(t, c, DType::I32), {r}, false);
 }
 
@@ -111,13 +113,17 @@ ValueId interp_body(Trace& t, ValueId x, ValueId xp, ValueId fp, const InterpEnd
     fp = trace::concatenate(t, {trace::slice(t, fp, {n - 1}, {n}, {}), fp, trace::slice(t, fp, {0}, {1}, {})}, 0);
   }
   const int64_t n = len(t, xp);
-  ValueId i = trace::clip(t, count_le(t, xp, x), cst(t, 1, DType::I32), cst(t, static_cast<double>(n - 1), DType::I32));
+  ValueId count = count_le(t, xp, x);
+  ValueId first = cst(t, 1, DType::I32);
+  ValueId last = cst(t, static_cast<double>(n - 1), DType::I32);
+  ValueId i = trace::clip(t, count, first, last);
   ValueId im1 = trace::binary(t, "sub", EwOp::Sub, i, cst(t, 1, DType::I32));
   ValueId f0 = gather(t, fp, im1), x0 = gather(t, xp, im1);
   ValueId df = trace::binary(t, "sub", EwOp::Sub, gather(t, fp, i), f0);
   ValueId dx = trace::binary(t, "sub", EwOp::Sub, gather(t, xp, i), x0);
   ValueId delta = trace::binary(t, "sub", EwOp::Sub, x, x0);
-  ValueId dx0 = trace::binary(t, "le", EwOp::Le, trace::unary(t, "abs", EwOp::Abs, dx), cst(t, tiny_interval(cd), cd));
+  ValueId abs_dx = trace::unary(t, "abs", EwOp::Abs, dx);
+  ValueId dx0 = trace::binary(t, "le", EwOp::Le, abs_dx, cst(t, tiny_interval(cd), cd));
   ValueId safe_dx = trace::where(t, dx0, cst(t, 1, cd), dx);
   ValueId step = trace::binary(t, "mul", EwOp::Mul, trace::binary(t, "div", EwOp::Div, delta, safe_dx), df);
   ValueId f = trace::where(t, dx0, f0, trace::binary(t, "add", EwOp::Add, f0, step));
@@ -146,12 +152,15 @@ ValueId even_edges(Trace& t, ValueId lo, ValueId hi, int64_t bins, DType d, bool
   ValueId i = trace::iota(t, d, {bins}, 0, std::nullopt);
   ValueId body;
   if (numpy_formula) {
-    ValueId step = trace::binary(t, "div", EwOp::Div, trace::binary(t, "sub", EwOp::Sub, hi, lo), cst(t, static_cast<double>(bins), d));
+    ValueId span = trace::binary(t, "sub", EwOp::Sub, hi, lo);
+    ValueId step = trace::binary(t, "div", EwOp::Div, span, cst(t, static_cast<double>(bins), d));
     body = trace::binary(t, "add", EwOp::Add, trace::binary(t, "mul", EwOp::Mul, i, step), lo);
   } else {
     ValueId s = trace::binary(t, "div", EwOp::Div, i, cst(t, static_cast<double>(bins), d));
     ValueId one_minus = trace::binary(t, "sub", EwOp::Sub, cst(t, 1, d), s);
-    body = trace::binary(t, "add", EwOp::Add, trace::binary(t, "mul", EwOp::Mul, lo, one_minus), trace::binary(t, "mul", EwOp::Mul, hi, s));
+    ValueId from_lo = trace::binary(t, "mul", EwOp::Mul, lo, one_minus);
+    ValueId from_hi = trace::binary(t, "mul", EwOp::Mul, hi, s);
+    body = trace::binary(t, "add", EwOp::Add, from_lo, from_hi);
   }
   return trace::concatenate(t, {body, trace::reshape(t, hi, {1})}, 0);
 }
@@ -170,7 +179,8 @@ ValueId jnp_even_edges(Trace& t, ValueId a, std::optional<ValueId> range, int64_
     lo = trace::reduce(t, "histogram_bin_edges", ReduceKind::Min, af, {}, false);
     hi = trace::reduce(t, "histogram_bin_edges", ReduceKind::Max, af, {}, false);
   }
-  ValueId empty = trace::binary(t, "eq", EwOp::Eq, trace::binary(t, "sub", EwOp::Sub, hi, lo), cst(t, 0, d));
+  ValueId span = trace::binary(t, "sub", EwOp::Sub, hi, lo);
+  ValueId empty = trace::binary(t, "eq", EwOp::Eq, span, cst(t, 0, d));
   lo = trace::where(t, empty, trace::binary(t, "sub", EwOp::Sub, lo, cst(t, 0.5, d)), lo);
   hi = trace::where(t, empty, trace::binary(t, "add", EwOp::Add, hi, cst(t, 0.5, d)), hi);
   return even_edges(t, lo, hi, bins, d, false);
@@ -190,9 +200,11 @@ ValueId bin_counts(Trace& t, ValueId a, ValueId edges, std::optional<ValueId> we
   ValueId av = trace::broadcast_in_dim(t, a, full, {0});
   ValueId lo = trace::broadcast_in_dim(t, trace::slice(t, edges, {0}, {bins}, {}), full, {1});
   ValueId hi = trace::broadcast_in_dim(t, trace::slice(t, edges, {1}, {bins + 1}, {}), full, {1});
-  ValueId last_bin = trace::binary(t, "eq", EwOp::Eq, trace::iota(t, DType::I32, full, 1, std::nullopt), cst(t, static_cast<double>(bins - 1), DType::I32));
-  ValueId upper_ok = trace::binary(t, "or", EwOp::Or, trace::binary(t, "lt", EwOp::Lt, av, hi),
-                                   trace::binary(t, "and", EwOp::And, last_bin, trace::binary(t, "eq", EwOp::Eq, av, hi)));
+  ValueId bin_index = trace::iota(t, DType::I32, full, 1, std::nullopt);
+  ValueId last_bin = trace::binary(t, "eq", EwOp::Eq, bin_index, cst(t, static_cast<double>(bins - 1), DType::I32));
+  ValueId below_hi = trace::binary(t, "lt", EwOp::Lt, av, hi);
+  ValueId at_last_edge = trace::binary(t, "and", EwOp::And, last_bin, trace::binary(t, "eq", EwOp::Eq, av, hi));
+  ValueId upper_ok = trace::binary(t, "or", EwOp::Or, below_hi, at_last_edge);
   ValueId in_bin = trace::binary(t, "and", EwOp::And, trace::binary(t, "ge", EwOp::Ge, av, lo), upper_ok);
   ValueId w = weights ? to(t, flat(t, replicated(t, *weights)), count_dtype) : trace::full(t, {n}, 1, {count_dtype, false}, std::nullopt);
   ValueId wv = trace::broadcast_in_dim(t, w, full, {0});
@@ -201,7 +213,9 @@ ValueId bin_counts(Trace& t, ValueId a, ValueId edges, std::optional<ValueId> we
   const DType fd = inexact(count_dtype, DType::F64);
   ValueId c = to(t, counts, fd);
   ValueId e = to(t, edges, fd);
-  ValueId widths = trace::binary(t, "sub", EwOp::Sub, trace::slice(t, e, {1}, {bins + 1}, {}), trace::slice(t, e, {0}, {bins}, {}));
+  ValueId right = trace::slice(t, e, {1}, {bins + 1}, {});
+  ValueId left = trace::slice(t, e, {0}, {bins}, {});
+  ValueId widths = trace::binary(t, "sub", EwOp::Sub, right, left);
   ValueId total = trace::reduce(t, "histogram", ReduceKind::Sum, c, {}, false);
   return trace::binary(t, "div", EwOp::Div, trace::binary(t, "div", EwOp::Div, c, widths), total);
 }
@@ -419,7 +433,9 @@ exec::ArrayRef np_edges(Interp& I, const exec::ArrayRef& a, const Value& bins_v,
   }
   const DType ed = np_edge_dtype(a->type.dtype());
   auto e = run1(I, "histogram_bin_edges", {}, [&](trace::Trace& t, const std::vector<ValueId>&) {
-    ValueId e64 = even_edges(t, cst(t, lo, DType::F64), cst(t, hi, DType::F64), bins, DType::F64, true);
+    ValueId lo_c = cst(t, lo, DType::F64);
+    ValueId hi_c = cst(t, hi, DType::F64);
+    ValueId e64 = even_edges(t, lo_c, hi_c, bins, DType::F64, true);
     return std::vector<ValueId>{cast(t, e64, ed)};
   });
   return e;

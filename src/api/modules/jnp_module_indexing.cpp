@@ -141,7 +141,9 @@ ValueId take_along_body(Trace& t, ValueId a, ValueId idx, std::optional<int64_t>
   Shape bx = batch, bi = batch;
   bx.push_back(n);
   bi.push_back(k);
-  ValueId g = take_last(t, trace::broadcast_to(t, x, bx), trace::broadcast_to(t, i, bi), tm);
+  ValueId x_wide = trace::broadcast_to(t, x, bx);
+  ValueId i_wide = trace::broadcast_to(t, i, bi);
+  ValueId g = take_last(t, x_wide, i_wide, tm);
   return trace::move_dim(t, g, r - 1, ax);
 }
 
@@ -249,7 +251,8 @@ ValueId diag_body(Trace& t, ValueId v, int64_t k, const char* err) {
     ValueId p = trace::pad(t, v, zero_of(t, v), {0}, {std::abs(k)});
     Shape s = {N, N};
     ValueId b = k >= 0 ? trace::broadcast_in_dim(t, p, s, {0}) : trace::broadcast_in_dim(t, p, s, {1});
-    return trace::where(t, diag_mask(t, N, N, k), b, zero_of(t, v));
+    ValueId on_diagonal = diag_mask(t, N, N, k);
+    return trace::where(t, on_diagonal, b, zero_of(t, v));
   }
   if (r != 2) fail("ValueError", err);
   const int64_t n = t.type(v).shape()[0], m = t.type(v).shape()[1];
@@ -323,8 +326,9 @@ ValueId bincount_body(Trace& t, ValueId x, std::optional<ValueId> w, int64_t len
   if (n == 0) return trace::full(t, {length}, 0, {w ? t.type(*w).dtype() : count_dtype, false}, std::nullopt);
   x = trace::binary(t, "max", EwOp::Max, x, zero_of(t, x));
   Shape full = {n, length};
-  ValueId mask = trace::binary(t, "eq", EwOp::Eq, trace::broadcast_to(t, trace::reshape(t, x, {n, 1}), full),
-                               trace::iota(t, t.type(x).dtype(), full, 1, std::nullopt));
+  ValueId x_col = trace::broadcast_to(t, trace::reshape(t, x, {n, 1}), full);
+  ValueId positions = trace::iota(t, t.type(x).dtype(), full, 1, std::nullopt);
+  ValueId mask = trace::binary(t, "eq", EwOp::Eq, x_col, positions);
   ValueId vals;
   if (w) {
     if (t.type(*w).shape() != t.type(x).shape()) fail("ValueError", "The weights and list don't have the same length.");
@@ -347,7 +351,9 @@ ValueId kron_body(Trace& t, ValueId a, ValueId b) {
     bi.insert(bi.end(), {1, bs[d]});
     out.push_back(as[d] * bs[d]);
   }
-  ValueId p = trace::binary(t, "mul", EwOp::Mul, trace::reshape(t, a, ai), trace::reshape(t, b, bi));
+  ValueId aw = trace::reshape(t, a, ai);
+  ValueId bw = trace::reshape(t, b, bi);
+  ValueId p = trace::binary(t, "mul", EwOp::Mul, aw, bw);
   return trace::reshape(t, p, out);
 }
 
@@ -527,10 +533,12 @@ std::vector<ValueId> unique_body(Trace& t, ValueId x, int64_t size, std::optiona
   if (n == 0) return {trace::full(t, {size}, fill.value_or(0), {t.type(s).dtype(), false}, std::nullopt), trace::scalar_constant(t, 0, {DType::I32, false})};
   ValueId prev = trace::slice(t, s, {0}, {n - 1}, {}), cur = trace::slice(t, s, {1}, {n}, {});
   ValueId ne = trace::binary(t, "ne", EwOp::Ne, cur, prev);
-  if (types::is_float(t.type(s).dtype()))
-    ne = trace::binary(t, "and", EwOp::And, ne, trace::unary(t, "not", EwOp::Not,
-                                                             trace::binary(t, "and", EwOp::And, trace::binary(t, "ne", EwOp::Ne, cur, cur),
-                                                                           trace::binary(t, "ne", EwOp::Ne, prev, prev))));
+  if (types::is_float(t.type(s).dtype())) {
+    ValueId cur_nan = trace::binary(t, "ne", EwOp::Ne, cur, cur);
+    ValueId prev_nan = trace::binary(t, "ne", EwOp::Ne, prev, prev);
+    ValueId both_nan = trace::binary(t, "and", EwOp::And, cur_nan, prev_nan);
+    ne = trace::binary(t, "and", EwOp::And, ne, trace::unary(t, "not", EwOp::Not, both_nan));
+  }
   ValueId first = trace::full(t, {1}, 1, {DType::Bool, false}, std::nullopt);
   ValueId is_new = trace::concatenate(t, {first, ne}, 0);
   ValueId count = trace::reduce(t, "unique", ReduceKind::Sum, trace::convert(t, is_new, {DType::I32, false}), {}, false);
@@ -661,7 +669,9 @@ void add_jnp_indexing(Interp&, ModuleObj& m) {
     return apply(I, "searchsorted", {operand_of(I, p.get("a"), false), operand_of(I, p.get("v"), false)}, [&](Trace& t, const std::vector<ValueId>& ids) {
       ValueId x = ids[0], v = ids[1];
       auto d = trace::promote(dtw(t, x), dtw(t, v));
-      return std::vector<ValueId>{searchsorted_body(t, trace::convert(t, x, {d.dtype, false}), trace::convert(t, v, {d.dtype, false}), side == "right", DType::I32)};
+      ValueId xc = trace::convert(t, x, {d.dtype, false});
+      ValueId vc = trace::convert(t, v, {d.dtype, false});
+      return std::vector<ValueId>{searchsorted_body(t, xc, vc, side == "right", DType::I32)};
     });
   });
   def_jnp(m, "bincount", [](Interp& I, CallArgs& a) {

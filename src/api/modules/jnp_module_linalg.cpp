@@ -210,7 +210,9 @@ Value jnp_dot(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   auto pref = preferred(I, p);
   return apply(I, "dot", {x, y}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return std::vector<ValueId>{finish(t, dot_body(t, widen_operand(t, ids[0], pref), widen_operand(t, ids[1], pref), out), pref)};
+    ValueId l = widen_operand(t, ids[0], pref);
+    ValueId r = widen_operand(t, ids[1], pref);
+    return std::vector<ValueId>{finish(t, dot_body(t, l, r, out), pref)};
   });
 }
 
@@ -285,7 +287,9 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
     auto pref = preferred(I, p);
     return apply(I, "tensordot", {x, y}, [&](Trace& t, const std::vector<ValueId>& ids) {
       check_contract(t.type(ids[0]), t.type(ids[1]), d);
-      return std::vector<ValueId>{finish(t, trace::dot_general(t, widen_operand(t, ids[0], pref), widen_operand(t, ids[1], pref), d, out, "dot_general"), pref)};
+      ValueId l = widen_operand(t, ids[0], pref);
+      ValueId r = widen_operand(t, ids[1], pref);
+      return std::vector<ValueId>{finish(t, trace::dot_general(t, l, r, d, out, "dot_general"), pref)};
     });
   });
   def_jnp(m, "einsum", [](Interp& I, CallArgs& a) {

@@ -25,10 +25,12 @@ ValueId jnp_linspace(Trace& t, double lo, double hi, int64_t num, bool endpoint,
   if (num == 0) return trace::full(t, {0}, 0, {d, false}, std::nullopt);
   if (num == 1) return trace::full(t, {1}, lo, {d, false}, std::nullopt);
   const int64_t div = endpoint ? num - 1 : num;
-  ValueId s = trace::binary(t, "div", EwOp::Div, trace::iota(t, d, {div}, 0, std::nullopt), cst(t, static_cast<double>(div), d));
+  ValueId steps = trace::iota(t, d, {div}, 0, std::nullopt);
+  ValueId s = trace::binary(t, "div", EwOp::Div, steps, cst(t, static_cast<double>(div), d));
   ValueId one_minus = trace::binary(t, "sub", EwOp::Sub, cst(t, 1, d), s);
-  ValueId out = trace::binary(t, "add", EwOp::Add, trace::binary(t, "mul", EwOp::Mul, cst(t, lo, d), one_minus),
-                              trace::binary(t, "mul", EwOp::Mul, cst(t, hi, d), s));
+  ValueId from_lo = trace::binary(t, "mul", EwOp::Mul, cst(t, lo, d), one_minus);
+  ValueId from_hi = trace::binary(t, "mul", EwOp::Mul, cst(t, hi, d), s);
+  ValueId out = trace::binary(t, "add", EwOp::Add, from_lo, from_hi);
   if (endpoint) out = trace::concatenate(t, {out, trace::full(t, {1}, hi, {d, false}, std::nullopt)}, 0);
   return out;
 }
@@ -120,9 +122,12 @@ void add_log_space_functions(Interp&, ModuleObj& m) {
       ValueId r = power_of(t, 10.0, e);
       if (s.num > 0) {  // numpy sets the endpoints to start and stop exactly
         ValueId i = trace::iota(t, DType::I64, {s.num}, 0, std::nullopt);
-        r = trace::where(t, trace::binary(t, "eq", EwOp::Eq, i, cst(t, 0, DType::I64)), cst(t, lo, DType::F64), r);
-        if (s.num > 1 && s.endpoint)
-          r = trace::where(t, trace::binary(t, "eq", EwOp::Eq, i, cst(t, static_cast<double>(s.num - 1), DType::I64)), cst(t, hi, DType::F64), r);
+        ValueId at_first = trace::binary(t, "eq", EwOp::Eq, i, cst(t, 0, DType::I64));
+        r = trace::where(t, at_first, cst(t, lo, DType::F64), r);
+        if (s.num > 1 && s.endpoint) {
+          ValueId at_last = trace::binary(t, "eq", EwOp::Eq, i, cst(t, static_cast<double>(s.num - 1), DType::I64));
+          r = trace::where(t, at_last, cst(t, hi, DType::F64), r);
+        }
       }
       if (negative) r = trace::unary(t, "neg", EwOp::Neg, r);
       return std::vector<ValueId>{cast(t, r, out)};

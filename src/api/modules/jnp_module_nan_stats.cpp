@@ -62,13 +62,15 @@ ValueId nan_reduce(Trace& t, ValueId x, int kind, const std::optional<std::vecto
   if (kind == 4) return trace::reduce(t, "nanprod", ReduceKind::Prod, trace::where(t, nan, cst(t, 1, x), x), ax, keepdims);
   if (kind >= 5) {
     ValueId m = nan_reduce(t, x, 1, axes, true, fdflt, int_acc);
-    ValueId d = trace::where(t, nan, cst(t, 0, x), trace::binary(t, "sub", EwOp::Sub, x, m));
+    ValueId zero = cst(t, 0, x);
+    ValueId d = trace::where(t, nan, zero, trace::binary(t, "sub", EwOp::Sub, x, m));
     ValueId ss = trace::reduce(t, "nanvar", ReduceKind::Sum, trace::binary(t, "mul", EwOp::Mul, d, d), ax, keepdims);
     ValueId ok = trace::convert(t, trace::unary(t, "not", EwOp::Not, nan), {t.type(x).dtype(), false});
     ValueId n = trace::reduce(t, "nanvar", ReduceKind::Sum, ok, ax, keepdims);
     ValueId den = trace::binary(t, "sub", EwOp::Sub, n, cst(t, static_cast<double>(ddof), n));
     ValueId v = trace::binary(t, "div", EwOp::Div, ss, den);
-    v = trace::where(t, trace::binary(t, "le", EwOp::Le, den, cst(t, 0, den)), cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
+    ValueId no_dof = trace::binary(t, "le", EwOp::Le, den, cst(t, 0, den));
+    v = trace::where(t, no_dof, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
     return kind == 6 ? trace::unary(t, "sqrt", EwOp::Sqrt, v) : v;
   }
   if (kind == 0 || kind == 1) {
@@ -110,7 +112,8 @@ ValueId pick_last(Trace& t, ValueId xs, ValueId idx) {
   const int64_t r = static_cast<int64_t>(full.size()) - 1;
   ValueId io = trace::iota(t, DType::I32, full, r, std::nullopt);
   ValueId ie = trace::broadcast_to(t, trace::expand_dims(t, idx, {r}), full);
-  ValueId sel = trace::where(t, trace::binary(t, "eq", EwOp::Eq, io, ie), xs, cst(t, 0, xs));
+  ValueId hit = trace::binary(t, "eq", EwOp::Eq, io, ie);
+  ValueId sel = trace::where(t, hit, xs, cst(t, 0, xs));
   return trace::reduce(t, "quantile", ReduceKind::Sum, sel, {r}, false);
 }
 
@@ -129,7 +132,8 @@ ValueId nan_quantile_at(Trace& t, ValueId sorted_last, ValueId cnt, double q) {
   ValueId b = trace::binary(t, "sub", EwOp::Sub, vhi, trace::binary(t, "mul", EwOp::Mul, d, trace::binary(t, "sub", EwOp::Sub, one, frac)));
   ValueId v = trace::where(t, trace::binary(t, "lt", EwOp::Lt, frac, cst(t, 0.5, frac)), a, b);
   v = trace::where(t, trace::binary(t, "eq", EwOp::Eq, frac, zero), vlo, v);
-  return trace::where(t, trace::binary(t, "eq", EwOp::Eq, cnt, zero), cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
+  ValueId none = trace::binary(t, "eq", EwOp::Eq, cnt, zero);
+  return trace::where(t, none, cst(t, std::numeric_limits<double>::quiet_NaN(), v), v);
 }
 
 ValueId quantile_body(Trace& t, ValueId x, const std::vector<double>& qs, bool scalar_q, const std::optional<std::vector<int64_t>>& axes,
@@ -299,7 +303,8 @@ ValueId cov_body(Trace& t, ValueId m, std::optional<ValueId> y, bool rowvar, std
     ValueId sd = trace::unary(t, "sqrt", EwOp::Sqrt, dg);
     c = trace::binary(t, "div", EwOp::Div, c, trace::reshape(t, sd, {k, 1}));
     c = trace::binary(t, "div", EwOp::Div, c, trace::reshape(t, sd, {1, k}));
-    c = trace::clip(t, c, cst(t, -1, c), cst(t, 1, c));
+    ValueId lo = cst(t, -1, c), hi = cst(t, 1, c);
+    c = trace::clip(t, c, lo, hi);
   }
   if (t.type(c).shape()[0] == 1) c = trace::reshape(t, c, {});
   return c;

@@ -49,15 +49,20 @@ ValueId cross_body(Trace& t, ValueId a, ValueId b, const CrossAxes& axes, DType 
   ba.pop_back();
   bb.pop_back();
   const Shape batch = trace::broadcast_shapes("cross", {ba, bb});
+  // p * q - r * s, p * q's ops first.
+  auto cross_term = [&](ValueId p, ValueId q, ValueId r, ValueId s) {
+    ValueId pq = mul(t, p, q);
+    return sub(t, pq, mul(t, r, s));
+  };
   auto comp = [&](ValueId x, int64_t n, int64_t i) {
     if (i >= n) return trace::full(t, batch, 0, {d, false}, std::nullopt);
     const int64_t r = static_cast<int64_t>(t.type(x).rank());
     return trace::broadcast_to(t, trace::index_dims(t, x, {r - 1}, {i}), batch);
   };
   ValueId a0 = comp(a, na, 0), a1 = comp(a, na, 1), b0 = comp(b, nb, 0), b1 = comp(b, nb, 1);
-  if (na == 2 && nb == 2) return sub(t, mul(t, a0, b1), mul(t, a1, b0));
+  if (na == 2 && nb == 2) return cross_term(a0, b1, a1, b0);
   ValueId a2 = comp(a, na, 2), b2 = comp(b, nb, 2);
-  ValueId c = trace::stack(t, {sub(t, mul(t, a1, b2), mul(t, a2, b1)), sub(t, mul(t, a2, b0), mul(t, a0, b2)), sub(t, mul(t, a0, b1), mul(t, a1, b0))}, 0);
+  ValueId c = trace::stack(t, {cross_term(a1, b2, a2, b1), cross_term(a2, b0, a0, b2), cross_term(a0, b1, a1, b0)}, 0);
   const int64_t rc = static_cast<int64_t>(t.type(c).rank());
   return trace::move_dim(t, c, 0, trace::normalize_axis("cross", axes.c, rc));
 }

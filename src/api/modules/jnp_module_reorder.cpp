@@ -91,7 +91,9 @@ ValueId put_replicated(Trace& t, ValueId a, ValueId ind, ValueId v, PutMode mode
   }
   // hit[j, p]: index j writes position p; the last such j wins.
   Shape full = {k, n};
-  ValueId hit = trace::binary(t, "eq", EwOp::Eq, trace::broadcast_in_dim(t, i, full, {0}), trace::iota(t, id, full, 1, std::nullopt));
+  ValueId i_rows = trace::broadcast_in_dim(t, i, full, {0});
+  ValueId positions = trace::iota(t, id, full, 1, std::nullopt);
+  ValueId hit = trace::binary(t, "eq", EwOp::Eq, i_rows, positions);
   ValueId j = trace::iota(t, DType::I32, full, 0, std::nullopt);
   ValueId writer = trace::reduce(t, "put", ReduceKind::Max, trace::where(t, hit, j, cst(t, -1, DType::I32)), {0}, false);
   ValueId chosen = trace::binary(t, "eq", EwOp::Eq, j, trace::broadcast_in_dim(t, writer, full, {1}));
@@ -106,7 +108,10 @@ ValueId put_replicated(Trace& t, ValueId a, ValueId ind, ValueId v, PutMode mode
 // scatter itself runs on replicated values.
 ValueId put_body(Trace& t, ValueId a, ValueId ind, ValueId v, PutMode mode) {
   const auto at = t.type(a);
-  ValueId r = put_replicated(t, replicated(t, a), replicated(t, ind), replicated(t, v), mode);
+  ValueId ar = replicated(t, a);
+  ValueId ind_r = replicated(t, ind);
+  ValueId vr = replicated(t, v);
+  ValueId r = put_replicated(t, ar, ind_r, vr, mode);
   return at.is_sharded() ? trace::reshard(t, r, sharding::OutSharding{at.sharding()}) : r;
 }
 

@@ -50,7 +50,9 @@ void add_contractions(ModuleObj& m) {
         return pref && half && types::is_float(*pref) && types::dtype_size(*pref) > 2
                    ? trace::convert(t, v, {storage_dtype(*pref, false), false}) : v;
       };
-      ValueId res = trace::dot_general(t, widen(ids[0]), widen(ids[1]), d, out, "dot_general");
+      ValueId l = widen(ids[0]);
+      ValueId r = widen(ids[1]);
+      ValueId res = trace::dot_general(t, l, r, d, out, "dot_general");
       if (pref) res = trace::convert(t, res, {storage_dtype(*pref, false), false});
       return std::vector<ValueId>{res};
     });

@@ -424,7 +424,9 @@ void add_math_functions(Interp&, ModuleObj& m) {
     check_broadcast(I, {Operand{cond, cond->type.rank() == 0}, ops[0], ops[1]});
     DType common = result_type(ops);
     return result(run1(I, "where", {cond, ops[0].array, ops[1].array}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-      return std::vector<ValueId>{trace::where(t, ids[0], cast(t, ids[1], common), cast(t, ids[2], common))};
+      ValueId x = cast(t, ids[1], common);
+      ValueId y = cast(t, ids[2], common);
+      return std::vector<ValueId>{trace::where(t, ids[0], x, y)};
     }));
   });
   add(m, "clip", [](Interp& I, CallArgs& a) {

@@ -392,8 +392,9 @@ Value r_choice(Interp& I, CallArgs& a) {
     if (n_draws == 0) return one(trace::full(t, out_shape, 0, {dt.dtype, false}, std::nullopt));
     ValueId ind;
     if (replace) {
-      ind = random::randint(t, ids[0], {n_draws}, trace::scalar_constant(t, 0, {DType::I32, false}),
-                            trace::scalar_constant(t, static_cast<double>(n_inputs), {DType::I32, false}), DType::I32);
+      ValueId lo = trace::scalar_constant(t, 0, {DType::I32, false});
+      ValueId hi = trace::scalar_constant(t, static_cast<double>(n_inputs), {DType::I32, false});
+      ind = random::randint(t, ids[0], {n_draws}, lo, hi, DType::I32);
     } else {
       ValueId perm = random::permutation_indices(t, ids[0], n_inputs);
       ind = trace::slice(t, perm, {0}, {n_draws}, {1});

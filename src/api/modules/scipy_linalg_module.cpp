@@ -116,8 +116,9 @@ void fill_scipy_linalg(Interp& I, ModuleObj& m) {
       const size_t r = xt.rank();
       types::Shape start(r, 0), lim = xt.shape(), strides(r, 1);
       lim[r - 1] = k;
-      ValueId l = trace::binary(t, "add", ir::EwOp::Add, la::tril(t, trace::slice(t, f.lu, start, lim, strides), -1),
-                                trace::eye(t, rows, k, 0, dtw(t, x), std::nullopt));
+      ValueId below = la::tril(t, trace::slice(t, f.lu, start, lim, strides), -1);
+      ValueId unit_diagonal = trace::eye(t, rows, k, 0, dtw(t, x), std::nullopt);
+      ValueId l = trace::binary(t, "add", ir::EwOp::Add, below, unit_diagonal);
       lim = xt.shape();
       lim[r - 2] = k;
       ValueId u = la::triu(t, trace::slice(t, f.lu, start, lim, strides));

@@ -50,7 +50,9 @@ std::vector<ValueId> dynamic_starts(Trace& t, const types::ArrayType& xt, const 
     ValueId i = trace::convert(t, idx[k], {DType::I32, false});
     ValueId n = trace::scalar_constant(t, static_cast<double>(xt.shape()[d]), {DType::I32, false});
     ValueId zero = trace::scalar_constant(t, 0, {DType::I32, false});
-    starts[d] = trace::where(t, trace::binary(t, "lt", EwOp::Lt, i, zero), trace::binary(t, "add", EwOp::Add, i, n), i);
+    ValueId negative = trace::binary(t, "lt", EwOp::Lt, i, zero);
+    ValueId wrapped = trace::binary(t, "add", EwOp::Add, i, n);
+    starts[d] = trace::where(t, negative, wrapped, i);
   }
   for (auto& s0 : starts)
     if (s0 < 0) s0 = trace::scalar_constant(t, 0, {DType::I32, false});

@@ -31,8 +31,9 @@ JvpOut jvp_Cholesky(JvpArgs& a) {
   ValueId tmp = trace::triangular_solve(t, l, *a.dx[0], right);         // sigma L^-T
   ValueId inner = trace::triangular_solve(t, l, tmp, left);              // L^-1 sigma L^-T
   const int64_t n = a.operand_type(0).shape().back();
-  ValueId halves = trace::binary(t, "add", ir::EwOp::Add, trace::scalar_constant(t, 1, {a.operand_type(0).dtype(), true}),
-                                 trace::linalg::eye_like(t, inner, n));
+  ValueId one = trace::scalar_constant(t, 1, {a.operand_type(0).dtype(), true});
+  ValueId eye = trace::linalg::eye_like(t, inner, n);
+  ValueId halves = trace::binary(t, "add", ir::EwOp::Add, one, eye);
   ValueId phi = div(t, trace::linalg::tril(t, inner), halves);
   out.dy[0] = trace::linalg::matmul(t, l, phi);
   return out;

@@ -24,12 +24,15 @@ ValueId pivot_sign(Trace& t, ValueId pivots, DType dtype) {
   ValueId swaps = reduce(t, "det", ReduceKind::Sum, swapped, {static_cast<int64_t>(pt.rank()) - 1}, false);
   ValueId odd = convert(t, ew(t, EwOp::Rem, "rem", swaps, scalar_constant(t, 2, {DType::I32, true})), {dtype, false});
   // 1 - 2 * odd
-  return ew(t, EwOp::Sub, "sub", scalar_constant(t, 1, {dtype, true}), ew(t, EwOp::Mul, "mul", scalar_constant(t, 2, {dtype, true}), odd));
+  ValueId one = scalar_constant(t, 1, {dtype, true});
+  ValueId twice_odd = ew(t, EwOp::Mul, "mul", scalar_constant(t, 2, {dtype, true}), odd);
+  return ew(t, EwOp::Sub, "sub", one, twice_odd);
 }
 }  // namespace
 
 ValueId symmetrize(Trace& t, ValueId a) {
-  return ew(t, EwOp::Div, "div", ew(t, EwOp::Add, "add", a, linalg::mT(t, a)), constant_like(t, 2, a));
+  ValueId sum = ew(t, EwOp::Add, "add", a, linalg::mT(t, a));
+  return ew(t, EwOp::Div, "div", sum, constant_like(t, 2, a));
 }
 
 ValueId solve(Trace& t, ValueId a, ValueId b) {
@@ -110,8 +113,10 @@ ValueId pinv(Trace& t, ValueId a, std::optional<double> rtol) {
   limit[r - 1] = 1;
   ValueId largest = slice(t, d.s, start, limit, strides);  // s[..., 0:1]
   ValueId cutoff = ew(t, EwOp::Mul, "mul", constant_like(t, tol, d.s), largest);
-  ValueId kept = where(t, ew(t, EwOp::Gt, "gt", d.s, cutoff), d.s, constant_like(t, std::numeric_limits<double>::infinity(), d.s));
-  ValueId scaled = ew(t, EwOp::Div, "div", linalg::mT(t, d.u), expand_dims(t, kept, {static_cast<int64_t>(r)}));
+  ValueId above = ew(t, EwOp::Gt, "gt", d.s, cutoff);
+  ValueId kept = where(t, above, d.s, constant_like(t, std::numeric_limits<double>::infinity(), d.s));
+  ValueId ut = linalg::mT(t, d.u);
+  ValueId scaled = ew(t, EwOp::Div, "div", ut, expand_dims(t, kept, {static_cast<int64_t>(r)}));
   return linalg::matmul(t, linalg::mT(t, d.vt), scaled);
 }
 
@@ -183,8 +188,10 @@ ValueId norm(Trace& t, ValueId x, const NormOrder& ord, std::optional<std::vecto
       return reduce(t, "norm", ReduceKind::Sum, nonzero, ax, keepdims);
     }
     if (p == 1) return reduce(t, "norm", ReduceKind::Sum, abs_of(t, x), ax, keepdims);
-    ValueId powered = ew(t, EwOp::Pow, "pow", abs_of(t, x), constant_like(t, p, x));
-    return ew(t, EwOp::Pow, "pow", reduce(t, "norm", ReduceKind::Sum, powered, ax, keepdims), constant_like(t, 1.0 / p, x));
+    ValueId magnitude = abs_of(t, x);
+    ValueId powered = ew(t, EwOp::Pow, "pow", magnitude, constant_like(t, p, x));
+    ValueId total = reduce(t, "norm", ReduceKind::Sum, powered, ax, keepdims);
+    return ew(t, EwOp::Pow, "pow", total, constant_like(t, 1.0 / p, x));
   }
   if (axis->size() != 2)
     norm_error(fmt::format("Improper number of axes for norm: axis={}. Pass one axis to compute a vector-norm, or two axes to "

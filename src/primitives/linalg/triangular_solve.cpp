@@ -73,7 +73,8 @@ std::vector<Tangent> transpose_TriangularSolve(TransposeArgs& a) {
 namespace shard::batching {
 
 std::vector<Batched> batch_TriangularSolve(BatchArgs& a) {
-  return {batched(trace::triangular_solve(a.t, a.full(0), a.full(1), a.op.attr<ir::attr::TriangularSolve>()))};
+  const ValueId m = a.full(0), b = a.full(1);
+  return {batched(trace::triangular_solve(a.t, m, b, a.op.attr<ir::attr::TriangularSolve>()))};
 }
 
 }  // namespace shard::batching
