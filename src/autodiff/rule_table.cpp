@@ -76,7 +76,25 @@ ValueId neg(Trace& t, ValueId a) { return trace::unary(t, "neg", EwOp::Neg, a); 
 Tangent add_tangents(Trace& t, const Tangent& a, const Tangent& b) {
   if (!a) return b;
   if (!b) return a;
-  return add(t, *a, *b);
+  // Cotangents of one value can arrive typed differently over reduced axes: a partial sum
+  // (the transpose of a product with a reduced operand), or replicated there with or without
+  // the annotation (one path kept it, another dropped it, as dot_general does). A replicated
+  // one is split into partial sums to meet a partial sum; otherwise the annotation goes.
+  ValueId x = *a, y = *b;
+  const types::PartitionSpec sx = t.type(x).spec(), sy = t.type(y).spec();  // copies: emitting may move the types
+  if (!sx.unreduced().empty() && sy.unreduced().empty()) {
+    y = trace::reshard(t, y, sharding::OutSharding{sx});
+  } else if (sx.unreduced().empty() && !sy.unreduced().empty()) {
+    x = trace::reshard(t, x, sharding::OutSharding{sy});
+  } else if (sx.reduced() != sy.reduced()) {
+    auto plain = [&](ValueId v) {
+      const types::PartitionSpec s = t.type(v).spec();
+      return s.reduced().empty() ? v : trace::reshard(t, v, sharding::OutSharding{s.with_reduced({})});
+    };
+    x = plain(x);
+    y = plain(y);
+  }
+  return add(t, x, y);
 }
 
 ValueId scalar_like(Trace& t, double value, ValueId v) { return trace::scalar_constant(t, value, {t.type(v).dtype(), true}); }
@@ -95,9 +113,11 @@ ValueId fit_type(Trace& t, ValueId v, const ArrayType& type) {
     else v = trace::convert(t, v, {type.dtype(), type.weak_type()});
     vt = t.type(v);
   }
-  // An unreduced primal (pending partial sums) gets the reduced cotangent: each partial sum's
-  // cotangent is the whole cotangent (JAX types it `reduced`).
-  const types::PartitionSpec want = type.spec().with_unreduced({});
+  // An unreduced primal (pending partial sums) gets the replicated cotangent: each partial
+  // sum's cotangent is the whole cotangent (JAX types it `reduced`; shard leaves it plain so
+  // that it mixes freely with other cotangents). A reduced primal gets the unreduced
+  // cotangent: its uses on each device contribute partial sums (JAX's to_ct_spec).
+  const types::PartitionSpec want(type.spec().entries(), type.spec().reduced());
   if (vt.spec() != want && !t.mesh().explicit_axes().empty()) {
     v = trace::reshard(t, v, sharding::OutSharding{want});
     vt = t.type(v);

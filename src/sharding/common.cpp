@@ -130,7 +130,21 @@ OutputPlan plan_output(const RuleContext& ctx, const std::vector<ArrayType>& inp
 
 ArrayType make_result(const RuleContext& ctx, const std::vector<ArrayType>& inputs, DType dtype,
                       Shape shape, const AbstractMesh& mesh, const PartitionSpec& spec,
-                      std::vector<std::string> vma, bool weak_type) {
+                      std::vector<std::string> vma, bool weak_type, ReducedInputs reduced_inputs) {
+  if (reduced_inputs == ReducedInputs::Kept)
+    for (const auto& t : inputs) {
+      const auto& r = t.spec().reduced();
+      // Kept in the result, or consumed by a partial sum (an unreduced product).
+      bool kept = std::all_of(r.begin(), r.end(), [&](const std::string& a) {
+        return std::find(spec.reduced().begin(), spec.reduced().end(), a) != spec.reduced().end() ||
+               std::find(spec.unreduced().begin(), spec.unreduced().end(), a) != spec.unreduced().end();
+      });
+      if (!kept)
+        throw ShardingError("NotImplementedError",
+                            fmt::format("unreduced/reduced rule for `{}` is not implemented: its input {} is reduced over {}. "
+                                        "Reshard it first, e.g. `reshard(x, {})`.",
+                                        ctx.op, t.str_short(), entry_str(r), paste_spec(t.spec().entries())));
+    }
   auto dups = spec.duplicate_axes();
   if (!dups.empty()) {
     // A legal alternative: keep each axis on the first dimension that uses it.

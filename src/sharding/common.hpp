@@ -75,11 +75,20 @@ struct OutputPlan {
 // meshes), and decides whether the rule runs.
 OutputPlan plan_output(const RuleContext& ctx, const std::vector<ArrayType>& inputs);
 
+// What a rule does with its inputs' reduced axes (JAX's ur rules). `Kept`: the rule puts
+// them in the result spec itself, and an op that cannot is refused ("unreduced/reduced rule
+// for `op` is not implemented"). `Dropped`: the result is replicated there and its
+// cotangent reduced (dot_general, as JAX's _dot_general_ur_rule), or the target sharding
+// decides (reshard, device_put).
+enum class ReducedInputs { Kept, Dropped };
+
 // The result type: the duplicate-axis check ("... produces an illegally sharded result"),
-// then ArrayType's own checks (divisibility), whose message gains the op and a fix.
+// the reduced-axes check, then ArrayType's own checks (divisibility), whose message gains
+// the op and a fix.
 ArrayType make_result(const RuleContext& ctx, const std::vector<ArrayType>& inputs, DType dtype,
                       Shape shape, const AbstractMesh& mesh, const PartitionSpec& spec,
-                      std::vector<std::string> vma, bool weak_type);
+                      std::vector<std::string> vma, bool weak_type,
+                      ReducedInputs reduced_inputs = ReducedInputs::Kept);
 // A result without sharding (P() over all dims) on the plan's mesh.
 ArrayType replicated_result(const RuleContext& ctx, const std::vector<ArrayType>& inputs,
                             DType dtype, Shape shape, const OutputPlan& plan, bool weak_type);

@@ -160,7 +160,7 @@ ArrayType contract(const RuleContext& ctx, const ArrayType& lhs, const ArrayType
     NamedSharding s = resolve_out_sharding(ctx, *out_sharding, ctx.op);
     check_unreduced(ctx, s.spec(), lhs_c, rhs_c);
     return make_result(ctx, inputs, out_dtype, shape, s.abstract_mesh(), s.spec(), plan.vma,
-                       weak);
+                       weak, ReducedInputs::Dropped);
   }
   if (!plan.rule_runs) return replicated_result(ctx, inputs, out_dtype, shape, plan, weak);
 
@@ -208,8 +208,10 @@ ArrayType contract(const RuleContext& ctx, const ArrayType& lhs, const ArrayType
         ctx.op, entries_tuple(lhs_c), entries_tuple(rhs_c), lhs.str_short(), rhs.str_short(),
         propose_out_sharding(plan.mesh, lhs, rhs, shape, out, lhs_c, rhs_c)));
   }
+  // Reduced operands are dropped, as JAX's _dot_general_ur_rule does: the product is replicated
+  // over those axes, and the transpose makes the operand's cotangent a partial sum there.
   return make_result(ctx, inputs, out_dtype, shape, plan.mesh, PartitionSpec(out), plan.vma,
-                     weak);
+                     weak, ReducedInputs::Dropped);
 }
 
 void check_dim(const RuleContext& ctx, int64_t d, const ArrayType& t, const char* side) {

@@ -39,9 +39,11 @@ ArrayType propagate_full_like(const RuleContext& ctx, const ArrayType& x, DType 
   OutputPlan plan = plan_output(ctx, {x});
   if (out_sharding) return placed(ctx, dtype, out_shape, *out_sharding, plan.vma, false);
   bool same_shape = out_shape == x.shape();
-  PartitionSpec spec =
-      plan.rule_runs && same_shape ? PartitionSpec(x.spec().entries()) : PartitionSpec();
-  return make_result(ctx, {x}, dtype, out_shape, plan.mesh, spec, plan.vma, false);
+  // x's sharding, reduced axes included (JAX's full_like broadcasts with x's sharding); a new
+  // shape starts replicated.
+  PartitionSpec spec = plan.rule_runs && same_shape ? PartitionSpec(x.spec().entries(), {}, x.spec().reduced()) : PartitionSpec();
+  return make_result(ctx, {x}, dtype, out_shape, plan.mesh, spec, plan.vma, false,
+                     same_shape ? ReducedInputs::Kept : ReducedInputs::Dropped);
 }
 
 }  // namespace shard::sharding

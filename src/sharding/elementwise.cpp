@@ -145,6 +145,50 @@ namespace {
                                          paste_spec(t.spec().entries())));
 }
 bool keeps_unreduced_unary(std::string_view op) { return op == "neg" || op == "convert_element_type" || op == "copy"; }
+
+std::string frozenset_text(const std::vector<std::string>& axes) {
+  std::string out;
+  for (size_t i = 0; i < axes.size(); ++i) out += (i ? ", " : "") + types::py_str_repr(axes[i]);
+  return "frozenset({" + out + "})";
+}
+
+// JAX's default_nary_reduced_rule: a reduced operand is replicated over its reduced axes and its
+// cotangent will be a partial sum there, so every operand must be reduced over the same axes:
+// one replicated or sharded there would make the result's cotangent ambiguous. Rank-0 operands
+// (Python numbers included) are made reduced, as JAX's insert_reduced_reshard does. Returns
+// the result's reduced axes.
+std::vector<std::string> nary_reduced_axes(const RuleContext& ctx, const std::vector<ArrayType>& operands) {
+  std::vector<std::vector<std::string>> sets;
+  for (const auto& t : operands)
+    if (!t.spec().reduced().empty() && std::find(sets.begin(), sets.end(), t.spec().reduced()) == sets.end())
+      sets.push_back(t.spec().reduced());
+  if (sets.empty()) return {};
+  if (sets.size() > 1) {
+    std::string specs;
+    for (size_t i = 0; i < sets.size(); ++i) specs += (i ? ", " : "") + frozenset_text(sets[i]);
+    throw_sharding_type_error(fmt::format("All inputs should be reduced across the same mesh axes. Got specs: {{{}}}", specs));
+  }
+  const auto& reduced = sets[0];
+  auto has = [](const std::vector<std::string>& v, const std::string& a) { return std::find(v.begin(), v.end(), a) != v.end(); };
+  for (const auto& t : operands) {
+    if (t.rank() == 0 && t.spec().reduced().empty() && t.spec().unreduced().empty()) continue;
+    for (const auto& a : reduced) {
+      bool sharded = has(t.spec().used_axes(), a) || has(t.vma(), a);
+      if (sharded)
+        throw_sharding_type_error(fmt::format(
+            "Inputs cannot be sharded/varying on the same axes that another input is reduced on. Reshard the input which is "
+            "reduced to be sharded on the mesh axes it is reduced on via `jax.sharding.reshard(inp, jax.P(...))`. Got input "
+            "type: {} and reduced spec: {}",
+            t.repr(), frozenset_text(reduced)));
+      if (!has(t.spec().unreduced(), a) && !has(t.spec().reduced(), a))
+        throw_sharding_type_error(fmt::format(
+            "Inputs cannot be replicated on the same axes that another input is reduced on. Got input type: {} and reduced "
+            "spec: {}",
+            t.repr(), frozenset_text(reduced)));
+    }
+  }
+  return reduced;
+}
 }  // namespace
 
 ArrayType propagate_unary(const RuleContext& ctx, const ArrayType& x, DType out_dtype) {
@@ -160,6 +204,7 @@ ArrayType propagate_elementwise(const RuleContext& ctx, const std::vector<ArrayT
   if (operands.empty()) throw_type_error(fmt::format("`{}` needs at least one operand", ctx.op));
   OutputPlan plan = plan_output(ctx, operands);
   Broadcast b = broadcast(ctx, operands, plan.rule_runs);
+  std::vector<std::string> reduced = nary_reduced_axes(ctx, operands);
   // Unreduced operands (partial sums): add and sub need every operand unreduced over the same
   // axes (a reduced one, a Python number too, would be added once per device); mul and div
   // scale one unreduced operand by reduced ones; nothing else is linear.
@@ -186,8 +231,11 @@ ArrayType propagate_elementwise(const RuleContext& ctx, const std::vector<ArrayT
       unreduced_not_linear(ctx, *partial);
     }
   }
+  // A partial sum scaled by reduced operands stays a partial sum, no longer reduced (JAX's
+  // _mul_ur_rule).
+  if (!unreduced.empty()) reduced.clear();
   return make_result(ctx, operands, out_dtype, b.shape, plan.mesh,
-                     PartitionSpec(b.spec, unreduced), plan.vma, all_weak(operands));
+                     PartitionSpec(b.spec, unreduced, reduced), plan.vma, all_weak(operands));
 }
 
 ArrayType propagate_where(const RuleContext& ctx, const ArrayType& pred, const ArrayType& on_true,

@@ -26,7 +26,7 @@ ArrayType propagate_reduce(const RuleContext& ctx, const ArrayType& x,
     shape.push_back(reduced[d] ? 1 : x.shape()[d]);
     spec.push_back(reduced[d] || !plan.rule_runs ? Entry{} : in[d]);
   }
-  return make_result(ctx, {x}, out_dtype, shape, plan.mesh, PartitionSpec(spec), plan.vma,
+  return make_result(ctx, {x}, out_dtype, shape, plan.mesh, PartitionSpec(spec, {}, x.spec().reduced()), plan.vma,
                      x.weak_type() && out_dtype == x.dtype());
 }
 

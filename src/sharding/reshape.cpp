@@ -179,7 +179,7 @@ ArrayType propagate_reshape(const RuleContext& ctx, const ArrayType& x, const Sh
       if (!ok) reshape_error(ctx, x, new_sizes, groups);
     }
   }
-  return make_result(ctx, {x}, x.dtype(), new_sizes, plan.mesh, PartitionSpec(spec), plan.vma,
+  return make_result(ctx, {x}, x.dtype(), new_sizes, plan.mesh, PartitionSpec(spec, {}, x.spec().reduced()), plan.vma,
                      x.weak_type());
 }
 
@@ -215,7 +215,7 @@ ArrayType propagate_tile(const RuleContext& ctx, const ArrayType& x,
     shape.push_back(size * reps[d]);
     spec.push_back(e);
   }
-  return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec), plan.vma,
+  return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec, {}, x.spec().reduced()), plan.vma,
                      x.weak_type());
 }
 

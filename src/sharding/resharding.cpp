@@ -23,13 +23,13 @@ ArrayType propagate_reshard(const RuleContext& ctx, const ArrayType& x, const Op
   NamedSharding target = resolve_out_sharding(ctx, *s, ctx.op);
   if (target.abstract_mesh().empty()) none_error(target.repr());
   return make_result(ctx, {x}, x.dtype(), x.shape(), target.abstract_mesh(), target.spec(),
-                     x.vma(), x.weak_type());
+                     x.vma(), x.weak_type(), ReducedInputs::Dropped);
 }
 
 ArrayType propagate_device_put(const RuleContext& ctx, const ArrayType& x, const OutSharding& s) {
   NamedSharding target = resolve_out_sharding(ctx, s, ctx.op, /*allow_non_explicit=*/true);
   return make_result(ctx, {x}, x.dtype(), x.shape(), target.abstract_mesh(), target.spec(),
-                     x.vma(), x.weak_type());
+                     x.vma(), x.weak_type(), ReducedInputs::Dropped);
 }
 
 ArrayType check_with_sharding_constraint(const RuleContext& ctx, const ArrayType& x,
@@ -129,7 +129,7 @@ ArrayType auto_axes_result(const AxesScope& scope, const ArrayType& result,
   RuleContext outer{scope.outer, "auto_axes"};
   NamedSharding s = resolve_out_sharding(outer, *out_sharding, "auto_axes");
   return make_result(outer, {result}, result.dtype(), result.shape(), s.abstract_mesh(), s.spec(),
-                     result.vma(), result.weak_type());
+                     result.vma(), result.weak_type(), ReducedInputs::Dropped);
 }
 
 ArrayType explicit_axes_argument(const AxesScope& scope, const ArrayType& arg,
@@ -141,7 +141,7 @@ ArrayType explicit_axes_argument(const AxesScope& scope, const ArrayType& arg,
   RuleContext inner{scope.inner, "explicit_axes"};
   NamedSharding s = resolve_out_sharding(inner, *in_sharding, "explicit_axes");
   return make_result(inner, {arg}, arg.dtype(), arg.shape(), s.abstract_mesh(), s.spec(),
-                     arg.vma(), arg.weak_type());
+                     arg.vma(), arg.weak_type(), ReducedInputs::Dropped);
 }
 
 ArrayType explicit_axes_result(const AxesScope& scope, const ArrayType& result) {

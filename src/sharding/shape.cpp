@@ -47,7 +47,7 @@ ArrayType propagate_broadcast_in_dim(const RuleContext& ctx, const ArrayType& x,
     for (size_t i = 0; i < map.size(); ++i)
       if (ir::keeps_whole_dim(map, i, x.shape(), shape)) spec[static_cast<size_t>(map[i].result_dim)] = in[i];
   }
-  return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec), plan.vma,
+  return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec, {}, x.spec().reduced()), plan.vma,
                      x.weak_type());
 }
 
@@ -86,7 +86,7 @@ ArrayType propagate_expand_dims(const RuleContext& ctx, const ArrayType& x,
     if (!is_new[d]) ++next;
   }
   return make_result(ctx, {x}, x.dtype(), shape, plan.mesh,
-                     PartitionSpec(spec, x.spec().unreduced()), plan.vma, x.weak_type());
+                     x.spec().with_entries(spec), plan.vma, x.weak_type());
 }
 
 ArrayType propagate_squeeze(const RuleContext& ctx, const ArrayType& x,
@@ -111,7 +111,7 @@ ArrayType propagate_squeeze(const RuleContext& ctx, const ArrayType& x,
     spec.push_back(plan.rule_runs ? in[d] : Entry{});
   }
   return make_result(ctx, {x}, x.dtype(), shape, plan.mesh,
-                     PartitionSpec(spec, x.spec().unreduced()), plan.vma, x.weak_type());
+                     x.spec().with_entries(spec), plan.vma, x.weak_type());
 }
 
 ArrayType propagate_squeeze_all(const RuleContext& ctx, const ArrayType& x) {
@@ -145,7 +145,7 @@ ArrayType propagate_transpose(const RuleContext& ctx, const ArrayType& x,
   if (plan.rule_runs)
     for (size_t d = 0; d < map.size(); ++d) spec[static_cast<size_t>(map[d].result_dim)] = in[d];
   return make_result(ctx, {x}, x.dtype(), shape, plan.mesh,
-                     PartitionSpec(spec, x.spec().unreduced()), plan.vma, x.weak_type());
+                     x.spec().with_entries(spec), plan.vma, x.weak_type());
 }
 
 ArrayType propagate_rev(const RuleContext& ctx, const ArrayType& x,

@@ -34,7 +34,7 @@ ArrayType varying_out_shape(const RuleContext& ctx, const ArrayType& x, const Sh
         ctx.op, out_shape[d], n, spec[d].size() == 1 ? spec[d][0] : types::py_str_tuple(spec[d]),
         x.str_short(), shape_tuple(out_shape), d, paste_spec(fixed), n));
   }
-  return make_result(ctx, inputs, x.dtype(), out_shape, plan.mesh, PartitionSpec(spec), plan.vma,
+  return make_result(ctx, inputs, x.dtype(), out_shape, plan.mesh, PartitionSpec(spec, {}, x.spec().reduced()), plan.vma,
                      x.weak_type());
 }
 
@@ -82,7 +82,7 @@ ArrayType propagate_index(const RuleContext& ctx, const ArrayType& x,
     all_unit = all_unit && x.shape()[d] == 1;
   }
   if (all_unit) spec.assign(shape.size(), Entry{});
-  return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec), plan.vma,
+  return make_result(ctx, {x}, x.dtype(), shape, plan.mesh, PartitionSpec(spec, {}, x.spec().reduced()), plan.vma,
                      x.weak_type());
 }
 

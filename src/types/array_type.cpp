@@ -20,10 +20,12 @@ PartitionSpec explicit_only_spec(const PartitionSpec& spec, const AbstractMesh& 
       if (is_explicit(a)) kept.push_back(a);
     entries.push_back(std::move(kept));
   }
-  std::vector<std::string> unreduced;
+  std::vector<std::string> unreduced, reduced;
   for (const auto& u : spec.unreduced())
     if (is_explicit(u)) unreduced.push_back(u);
-  return PartitionSpec(std::move(entries), std::move(unreduced));
+  for (const auto& r : spec.reduced())
+    if (is_explicit(r)) reduced.push_back(r);
+  return PartitionSpec(std::move(entries), std::move(unreduced), std::move(reduced));
 }
 
 namespace {
@@ -53,6 +55,7 @@ ArrayType::ArrayType(DType dtype, Shape shape, AbstractMesh mesh, PartitionSpec 
   check_unique_axes(spec, "NamedSharding spec");
   check_spec_axes_in_mesh(mesh_, spec);
   for (const auto& u : spec.unreduced()) mesh_.axis_position(u);  // unknown axis -> error
+  for (const auto& r : spec.reduced()) mesh_.axis_position(r);
   PartitionSpec typed = explicit_only_spec(spec, mesh_);
   size_t rank = shape_.size();
   if (typed.size() > rank) {
@@ -137,18 +140,21 @@ std::string ArrayType::str_short() const {
       dims += ")";
     }
   }
-  std::vector<std::string> extras;  // {batch_dim}, {dp,mp}, {U:X}, {U:(X,Y)}
+  std::vector<std::string> extras;  // {batch_dim}, {dp,mp}, {U:X}, {U:(X,Y)}, {R:X}
   if (!vma_.empty()) {
     std::string v;
     for (size_t i = 0; i < vma_.size(); ++i) v += (i ? "," : "") + vma_[i];
     extras.push_back(jax_version() == JaxVersion::Current ? "V:" + v : v);
   }
-  if (!spec_.unreduced().empty()) {
-    auto u = mesh_.order_wrt_mesh(spec_.unreduced());
+  auto axis_set = [&](const std::vector<std::string>& names, const char* prefix) {
+    if (names.empty()) return;
+    auto u = mesh_.order_wrt_mesh(names);
     std::string s;
     for (size_t i = 0; i < u.size(); ++i) s += (i ? "," : "") + u[i];
-    extras.push_back(u.size() == 1 ? "U:" + s : "U:(" + s + ")");
-  }
+    extras.push_back(u.size() == 1 ? prefix + s : prefix + ("(" + s + ")"));
+  };
+  axis_set(spec_.unreduced(), "U:");
+  axis_set(spec_.reduced(), "R:");
   std::string tail;
   for (size_t i = 0; i < extras.size(); ++i) tail += (i ? ", " : "") + extras[i];
   if (!tail.empty()) tail = "{" + tail + "}";

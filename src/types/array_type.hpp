@@ -44,7 +44,7 @@ class ArrayType {
   ArrayType with_weak_type(bool w) const;
 
   // float32[8@dp,4@mp], float32[8@(dp,mp)], float32[], float32[3]{batch_dim},
-  // float32[4,4]{U:X} (unreduced, stretch).
+  // float32[4,4]{U:X} (unreduced, stretch), float32[4]{R:X} (reduced).
   std::string str_short() const;
   // ShapedArray(float32[8@dp,4@mp]) (+ ", weak_type=True"); str() prints the same.
   std::string repr() const;

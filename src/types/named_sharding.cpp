@@ -78,6 +78,17 @@ void check_pspec(const AbstractMesh& mesh, const PartitionSpec& spec,
           "unreduced axes: {} and mesh: {}",
           frozenset_repr(spec.unreduced()), mesh_repr));
   }
+  for (const auto& r : spec.reduced()) {
+    if (!mesh.has_axis(r))
+      throw_value_error(fmt::format("Reduced axes {} is not found in mesh.axis_names={}. Got "
+                                    "pspec={}",
+                                    r, py_str_tuple(mesh.axis_names()), spec.repr()));
+    if (mesh.axis_type(r) != AxisType::Explicit)
+      throw_value_error(fmt::format(
+          "Reduced axes can only refer to mesh axes that is of type `Explicit`. Got "
+          "reduced axes: {} and mesh: {}",
+          frozenset_repr(spec.reduced()), mesh_repr));
+  }
 }
 
 NamedSharding::NamedSharding(Mesh mesh, PartitionSpec spec,

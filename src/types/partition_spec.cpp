@@ -1,8 +1,11 @@
 #include "types/partition_spec.hpp"
 
+#include "types/jax_version.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace shard::types {
 
@@ -26,15 +29,33 @@ std::string set_repr(const std::vector<std::string>& names) {
 
 }  // namespace
 
-PartitionSpec::PartitionSpec(std::vector<Entry> entries, std::vector<std::string> unreduced)
-    : entries_(std::move(entries)), unreduced_(sorted_unique(std::move(unreduced))) {
+PartitionSpec::PartitionSpec(std::vector<Entry> entries, std::vector<std::string> unreduced,
+                             std::vector<std::string> reduced)
+    : entries_(std::move(entries)),
+      unreduced_(sorted_unique(std::move(unreduced))),
+      reduced_(sorted_unique(std::move(reduced))) {
+  // JAX's CheckPartitionSpec, in its order: the two sets first, then each partition.
+  std::vector<std::string> both;
+  std::set_intersection(unreduced_.begin(), unreduced_.end(), reduced_.begin(), reduced_.end(),
+                        std::back_inserter(both));
+  if (!both.empty())
+    throw_value_error(fmt::format(
+        "`unreduced` and `reduced` argument to PartitionSpec cannot overlap. Got unreduced: "
+        "frozenset({}) and reduced: frozenset({})",
+        set_repr(unreduced_), set_repr(reduced_)));
   for (const auto& e : entries_)
-    for (const auto& a : e)
+    for (const auto& a : e) {
       if (std::binary_search(unreduced_.begin(), unreduced_.end(), a))
         throw_value_error(fmt::format(
             "partitions cannot overlap with unreduced axes passed to PartitionSpec. Got "
             "partitions: {} and unreduced axes: frozenset({})",
             entries_tuple_repr(), set_repr(unreduced_)));
+      if (std::binary_search(reduced_.begin(), reduced_.end(), a))
+        throw_value_error(fmt::format(
+            "partitions cannot overlap with reduced axes passed to PartitionSpec. Got "
+            "partitions: {} and reduced axes: frozenset({})",
+            entries_tuple_repr(), set_repr(reduced_)));
+    }
 }
 
 PartitionSpec PartitionSpec::replicated(size_t rank) {
@@ -70,11 +91,19 @@ PartitionSpec PartitionSpec::normalized(size_t rank) const {
 }
 
 PartitionSpec PartitionSpec::with_entries(std::vector<Entry> entries) const {
-  return PartitionSpec(std::move(entries), unreduced_);
+  return PartitionSpec(std::move(entries), unreduced_, reduced_);
 }
 
 PartitionSpec PartitionSpec::with_unreduced(std::vector<std::string> unreduced) const {
-  return PartitionSpec(entries_, std::move(unreduced));
+  return PartitionSpec(entries_, std::move(unreduced), reduced_);
+}
+
+PartitionSpec PartitionSpec::with_reduced(std::vector<std::string> reduced) const {
+  return PartitionSpec(entries_, unreduced_, std::move(reduced));
+}
+
+PartitionSpec PartitionSpec::cotangent_spec() const {
+  return PartitionSpec(entries_, reduced_, unreduced_);
 }
 
 std::string PartitionSpec::entry_repr(const Entry& e) {
@@ -96,15 +125,21 @@ std::string PartitionSpec::entries_tuple_repr() const {
 std::string PartitionSpec::repr() const {
   std::string pr = entries_tuple_repr();
   pr = pr.substr(1, pr.size() - 2);  // repr(tuple)[1:-1], as JAX builds it
-  if (unreduced_.empty()) return "PartitionSpec(" + pr + ")";
+  // JAX prints `P(...)` since early 2026 (0.10 here), `PartitionSpec(...)` before.
+  const std::string name = jax_version() == JaxVersion::Current ? "P(" : "PartitionSpec(";
+  if (unreduced_.empty() && reduced_.empty()) return name + pr + ")";
   if (!pr.empty()) pr += pr.back() == ',' ? " " : ", ";
-  return "PartitionSpec(" + pr + "unreduced=" + set_repr(unreduced_) + ")";
+  std::string sets;  // JAX's _get_ur_str
+  if (!unreduced_.empty()) sets = "unreduced=" + set_repr(unreduced_);
+  if (!reduced_.empty()) sets += (sets.empty() ? "" : ", ") + std::string("reduced=") + set_repr(reduced_);
+  return name + pr + sets + ")";
 }
 
 size_t PartitionSpec::hash() const {
   size_t h = entries_.size();
   for (const auto& e : entries_) hash_combine(h, hash_strings(e));
   hash_combine(h, hash_strings(unreduced_));
+  hash_combine(h, hash_strings(reduced_));
   return h;
 }
 

@@ -15,9 +15,13 @@ class PartitionSpec {
   using Entry = std::vector<std::string>;  // {} None, {"dp"} 'dp', {"dp","mp"} ('dp', 'mp')
 
   PartitionSpec() = default;  // PartitionSpec()
-  // `unreduced` is a set (stored sorted). Throws ShardingError(ValueError) when an axis is
-  // both in an entry and unreduced, as JAX does.
-  explicit PartitionSpec(std::vector<Entry> entries, std::vector<std::string> unreduced = {});
+  // `unreduced` and `reduced` are sets (stored sorted). Throws ShardingError(ValueError) when
+  // an axis is both in an entry and unreduced or reduced, or both unreduced and reduced, as
+  // JAX does. Unreduced axes: the devices along them hold partial sums of the value. Reduced
+  // axes: the value is replicated along them, and its cotangent is unreduced there (JAX's
+  // to_ct_spec swaps the two sets).
+  explicit PartitionSpec(std::vector<Entry> entries, std::vector<std::string> unreduced = {},
+                         std::vector<std::string> reduced = {});
   static PartitionSpec replicated(size_t rank);  // PartitionSpec(None, ..., None)
 
   size_t size() const { return entries_.size(); }
@@ -25,6 +29,7 @@ class PartitionSpec {
   const Entry& operator[](size_t i) const { return entries_[i]; }
   const std::vector<Entry>& entries() const { return entries_; }
   const std::vector<std::string>& unreduced() const { return unreduced_; }
+  const std::vector<std::string>& reduced() const { return reduced_; }
   bool is_none(size_t i) const { return entries_[i].empty(); }
   bool all_none() const;  // no dimension is sharded (true for PartitionSpec())
   // Every axis named by an entry, in order of appearance (repeats kept).
@@ -36,9 +41,12 @@ class PartitionSpec {
   PartitionSpec normalized(size_t rank) const;
   PartitionSpec with_entries(std::vector<Entry> entries) const;
   PartitionSpec with_unreduced(std::vector<std::string> unreduced) const;
+  PartitionSpec with_reduced(std::vector<std::string> reduced) const;
+  // The cotangent's spec: unreduced and reduced swapped (JAX's to_ct_spec).
+  PartitionSpec cotangent_spec() const;
 
   // PartitionSpec('dp', None), PartitionSpec(('dp', 'mp'),), PartitionSpec(),
-  // PartitionSpec(None, unreduced={'X'})
+  // PartitionSpec(None, unreduced={'X'}), PartitionSpec(reduced={'X'})
   std::string repr() const;
   // One entry as Python prints it inside the spec: None, 'dp', ('dp', 'mp').
   static std::string entry_repr(const Entry& e);
@@ -49,13 +57,14 @@ class PartitionSpec {
 
   size_t hash() const;
   bool operator==(const PartitionSpec& o) const {
-    return entries_ == o.entries_ && unreduced_ == o.unreduced_;
+    return entries_ == o.entries_ && unreduced_ == o.unreduced_ && reduced_ == o.reduced_;
   }
   bool operator!=(const PartitionSpec& o) const { return !(*this == o); }
 
  private:
   std::vector<Entry> entries_;
   std::vector<std::string> unreduced_;
+  std::vector<std::string> reduced_;
 };
 
 }  // namespace shard::types

@@ -412,3 +412,30 @@ TEST_CASE("array type unreduced (stretch)", "[types][array_type]") {
   CHECK(ArrayType(DType::F32, {4, 4}, mx, P({None, None}, {"X"})).str_short() == "float32[4,4]{U:X}");
   CHECK(ArrayType(DType::F32, {4}, mx, P({None}, {"Y", "X"})).str_short() == "float32[4]{U:(X,Y)}");
 }
+
+TEST_CASE("partition spec reduced axes", "[types][partition_spec]") {
+  using R = std::vector<std::string>;
+  CHECK(PartitionSpec({}, {}, R{"X"}).repr() == "PartitionSpec(reduced={'X'})");
+  CHECK(PartitionSpec({None}, R{"Y"}, R{"X"}).repr() == "PartitionSpec(None, unreduced={'Y'}, reduced={'X'})");
+  CHECK(PartitionSpec({{"dp"}}, {}, R{"X"}).repr() == "PartitionSpec('dp', reduced={'X'})");
+  CHECK(PartitionSpec({None}, {}, R{"X"}) != PartitionSpec({None}));
+  CHECK(PartitionSpec({None}, {}, R{"X"}).hash() != PartitionSpec({None}, R{"X"}).hash());
+  // The cotangent's spec swaps the sets (JAX's to_ct_spec).
+  CHECK(PartitionSpec({None}, R{"Y"}, R{"X"}).cotangent_spec() == PartitionSpec({None}, R{"X"}, R{"Y"}));
+  CHECK(PartitionSpec({None}, {}, R{"X"}).with_entries({{"Y"}}).reduced() == R{"X"});
+  CHECK(error_of([] { PartitionSpec({{"X"}}, {}, R{"X"}); }) ==
+        "partitions cannot overlap with reduced axes passed to PartitionSpec. Got partitions: "
+        "('X',) and reduced axes: frozenset({'X'})");
+  CHECK(error_of([] { PartitionSpec({}, R{"X"}, R{"X"}); }) ==
+        "`unreduced` and `reduced` argument to PartitionSpec cannot overlap. Got unreduced: "
+        "frozenset({'X'}) and reduced: frozenset({'X'})");
+  CHECK(error_of([&] { NamedSharding(mesh42(A), PartitionSpec({None}, {}, R{"dp"})); }) ==
+        "Reduced axes can only refer to mesh axes that is of type `Explicit`. Got reduced "
+        "axes: frozenset({'dp'}) and mesh: Mesh('dp': 4, 'mp': 2, axis_types=(Auto, Auto))");
+  AbstractMesh mx(AxisNames{"X", "Y"}, {2, 2}, std::vector{E, E});
+  CHECK(ArrayType(DType::F32, {4, 2}, mx, PartitionSpec({}, {}, R{"X"})).str_short() == "float32[4,2]{R:X}");
+  CHECK(ArrayType(DType::F32, {4}, mx, PartitionSpec({}, R{"Y"}, R{"X"})).str_short() == "float32[4]{U:Y, R:X}");
+  // Reduced axes that are not Explicit leave the type, as unreduced ones do.
+  AbstractMesh mixed(AxisNames{"X", "A"}, {2, 2}, std::vector{E, A});
+  CHECK(ArrayType(DType::F32, {4}, mixed, PartitionSpec({}, {}, R{"X", "A"})).spec().reduced() == R{"X"});
+}

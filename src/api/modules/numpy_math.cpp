@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "api/modules/numpy_internal.hpp"
+#include "api/op_args.hpp"
 #include "api/objects/sharding_objects.hpp"
 
 namespace shard::api::np {
@@ -412,6 +413,16 @@ void add_math_functions(Interp&, ModuleObj& m) {
       return trace::where(t, trace::binary(t, "reciprocal", EwOp::Eq, trace::unary(t, "reciprocal", EwOp::Abs, x), one), x, zero);
     }));
   });
+  // numpy's round half to even at `decimals` (x * 10**d rounded, / 10**d, as numpy and jnp
+  // compute it); integers stay integers.
+  for (const char* n : {"round", "around"})
+    add(m, n, [n](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, n, {"a", "decimals=", "out="});
+      const int64_t decimals = p.has("decimals") ? api::int_arg(I, p.get("decimals"), "decimals") : 0;
+      return result(elementwise(I, n, {p.get("a")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        return trace::round_decimals(t, ids[0], decimals);
+      }));
+    });
   def_unary(m, "logical_not", EwOp::Not, Mode::Logical);
   for (auto [name, op] : {std::pair{"logical_and", EwOp::And}, std::pair{"logical_or", EwOp::Or}, std::pair{"logical_xor", EwOp::Xor}})
     def_binary(m, name, op, Mode::Logical);

@@ -87,20 +87,24 @@ const PartitionSpec& self_spec(Interp& I, CallArgs& a) {
 Value spec_new(Interp& I, const ClassP&, CallArgs& a) {
   std::vector<PartitionSpec::Entry> entries;
   for (auto& v : a.args) entries.push_back(spec_entry_arg(I, v));
-  std::vector<std::string> unreduced;
+  std::vector<std::string> unreduced, reduced;
   for (auto& [k, v] : a.kwargs) {
-    if (k != "unreduced") I.raise("TypeError", fmt::format("PartitionSpec() got an unexpected keyword argument '{}'", k));
-    if (v->kind == ObjKind::None) continue;
-    if (v->kind == ObjKind::Str) {
-      unreduced.push_back(static_cast<interp::StrObj&>(*v).v);
-      continue;
-    }
+    if (k != "unreduced" && k != "reduced")
+      I.raise("TypeError", fmt::format("PartitionSpec() got an unexpected keyword argument '{}'", k));
+    auto& names = k == "unreduced" ? unreduced : reduced;
+    // JAX takes a set or frozenset of mesh axis names (a str would be iterated character by
+    // character, so it is refused); None in the set is its own error.
+    if (v->kind != ObjKind::Set && v->kind != ObjKind::FrozenSet)
+      I.raise("TypeError", fmt::format("{} argument of PartitionSpec should of type `frozenset` or `set`. Got type <class '{}'>", k,
+                                       I.type_name(v)));
     for (auto& x : I.to_vector(v)) {
-      if (x->kind != ObjKind::Str) I.raise("TypeError", fmt::format("unreduced must be a set of mesh axis names, got {}", I.repr(v)));
-      unreduced.push_back(static_cast<interp::StrObj&>(*x).v);
+      if (x->kind == ObjKind::None)
+        I.raise("ValueError", fmt::format("{} cannot contain None. All elements in {} should refer to the mesh axes.", k, k));
+      if (x->kind != ObjKind::Str) I.raise("TypeError", fmt::format("{} must be a set of mesh axis names, got {}", k, I.repr(v)));
+      names.push_back(static_cast<interp::StrObj&>(*x).v);
     }
   }
-  return guarded(I, [&] { return spec_value(PartitionSpec(std::move(entries), std::move(unreduced))); });
+  return guarded(I, [&] { return spec_value(PartitionSpec(std::move(entries), std::move(unreduced), std::move(reduced))); });
 }
 
 // The entries as a Python tuple (PartitionSpec is a tuple subclass in JAX).
@@ -145,9 +149,15 @@ void init_spec_class() {
     if (!other) return interp::not_implemented();
     auto entries = self_spec(I, a).entries();
     for (auto& e : other->entries()) entries.push_back(e);
-    return spec_value(PartitionSpec(entries, self_spec(I, a).unreduced()));
+    const auto& self = self_spec(I, a);
+    // JAX unions both sets (a plain tuple has none).
+    auto unreduced = self.unreduced(), reduced = self.reduced();
+    unreduced.insert(unreduced.end(), other->unreduced().begin(), other->unreduced().end());
+    reduced.insert(reduced.end(), other->reduced().begin(), other->reduced().end());
+    return guarded(I, [&] { return spec_value(PartitionSpec(entries, unreduced, reduced)); });
   });
   bi::def_property(c, "unreduced", [](Interp& I, CallArgs& a) { return frozenset_of(I, self_spec(I, a).unreduced()); });
+  bi::def_property(c, "reduced", [](Interp& I, CallArgs& a) { return frozenset_of(I, self_spec(I, a).reduced()); });
   bi::def(c, "count", [](Interp& I, CallArgs& a) {
     bi::method_nargs(I, a, "count", 1, 1);
     int64_t n = 0;
