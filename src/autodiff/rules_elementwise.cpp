@@ -84,6 +84,9 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
         return mul(t, k, un(t, EwOp::Exp, mul(t, y, y)));
       });
       break;
+    // lgamma' = digamma, digamma' = polygamma(1, .) (JAX's lgamma_p / digamma_p rules).
+    case EwOp::Lgamma: dy = scale(t, dx, [&] { return un(t, EwOp::Digamma, x); }); break;
+    case EwOp::Digamma: dy = scale(t, dx, [&] { return bin(t, EwOp::Polygamma, c(1), x); }); break;
     case EwOp::Square: dy = scale(t, dx, [&] { return mul(t, c(2), x); }); break;
     case EwOp::IntegerPow:
       if (e.y == 0 || !dx) break;
@@ -145,6 +148,10 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     }
     case EwOp::LogAddExp:
       dy = add_scaled(t, dx, [&] { return un(t, EwOp::Exp, sub(t, x, y)); }, a.dx[1], [&] { return un(t, EwOp::Exp, sub(t, a.x[1], y)); });
+      break;
+    case EwOp::Polygamma:  // d/dx polygamma(m, x) = polygamma(m + 1, x); m has none (JAX raises)
+      if (dx) throw types::ShardingError("ValueError", "polygamma gradient with respect to m is not supported");
+      dy = scale(t, a.dx[1], [&] { return bin(t, EwOp::Polygamma, add(t, x, c(1)), a.x[1]); });
       break;
     case EwOp::Select:
       if (a.dx[1] || a.dx[2])

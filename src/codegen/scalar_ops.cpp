@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "codegen/gamma_functions.hpp"
 #include "codegen/half_float_ir.hpp"
 #include "jit/kernel_jit.hpp"
 #include "types/half_float.hpp"
@@ -30,6 +31,15 @@ extern "C" int64_t shard_ipow_i64(int64_t base, int64_t exp) {
   }
   return static_cast<int64_t>(result);
 }
+
+// The gamma family (codegen/gamma_functions.cpp), called per element. float32 is computed in
+// float64 and rounded once (correctly rounded but for rare double roundings).
+extern "C" double shard_lgamma_f64(double x) { return lgamma_f64(x); }
+extern "C" float shard_lgamma_f32(float x) { return static_cast<float>(lgamma_f64(x)); }
+extern "C" double shard_digamma_f64(double x) { return digamma_f64(x); }
+extern "C" float shard_digamma_f32(float x) { return static_cast<float>(digamma_f64(x)); }
+extern "C" double shard_polygamma_f64(double m, double x) { return polygamma_f64(m, x); }
+extern "C" float shard_polygamma_f32(float m, float x) { return static_cast<float>(polygamma_f64(m, x)); }
 
 // lax.bitcast_convert_type between same-width types (bool is not bitcastable).
 llvm::Value* emit_bitcast(llvm::IRBuilder<>& b, llvm::Value* x, DType from, DType to, llvm::Type* to_ty) {
@@ -139,6 +149,13 @@ void register_scalar_runtime(jit::KernelJit& jit) {
   std::lock_guard<std::mutex> lock(mu);
   if (!done.insert(&jit).second) return;
   jit.define_symbol("shard_ipow_i64", reinterpret_cast<void*>(&shard_ipow_i64));
+  for (auto [name, fn] : {std::pair<const char*, void*>{"shard_lgamma_f64", reinterpret_cast<void*>(&shard_lgamma_f64)},
+                          {"shard_lgamma_f32", reinterpret_cast<void*>(&shard_lgamma_f32)},
+                          {"shard_digamma_f64", reinterpret_cast<void*>(&shard_digamma_f64)},
+                          {"shard_digamma_f32", reinterpret_cast<void*>(&shard_digamma_f32)},
+                          {"shard_polygamma_f64", reinterpret_cast<void*>(&shard_polygamma_f64)},
+                          {"shard_polygamma_f32", reinterpret_cast<void*>(&shard_polygamma_f32)}})
+    jit.define_symbol(name, fn);
   // The libm functions called below that glibc 2.35+ also ships as vector functions, beyond
   // LLVM 19's LIBMVEC_X86 list (which stops at sin/cos/tan/exp/log/pow).
   for (auto [name, arity] : {std::pair{"expm1", 1}, {"log1p", 1}, {"sinh", 1}, {"cosh", 1}, {"tanh", 1}, {"cbrt", 1}, {"erf", 1}, {"erfc", 1}, {"atan2", 2}})
@@ -341,6 +358,8 @@ llvm::Value* ScalarOps::unary(EwOp op, llvm::Value* x, DType t) {
     case EwOp::Tanh: return libm("tanhf", "tanh", {x});
     case EwOp::Erf: return libm("erff", "erf", {x});
     case EwOp::Erfc: return libm("erfcf", "erfc", {x});
+    case EwOp::Lgamma: return libm("shard_lgamma_f32", "shard_lgamma_f64", {x});
+    case EwOp::Digamma: return libm("shard_digamma_f32", "shard_digamma_f64", {x});
     case EwOp::Logistic:
       return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
     default: break;
@@ -514,6 +533,7 @@ llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t)
     case EwOp::Atan2: if (fl) return libm("atan2f", "atan2", {x, y}); break;
     case EwOp::NextAfter: if (fl) return libm("nextafterf", "nextafter", {x, y}); break;
     case EwOp::LogAddExp: if (fl) return logaddexp(x, y); break;
+    case EwOp::Polygamma: if (fl) return libm("shard_polygamma_f32", "shard_polygamma_f64", {x, y}); break;
     default: break;
   }
   throw std::runtime_error(std::string(ew_op_name(op)) + " is not defined for " + std::string(types::dtype_name(t)));

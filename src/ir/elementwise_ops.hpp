@@ -20,7 +20,7 @@ enum class EwDTypeRule : uint8_t {
   Predicate,  // float -> bool; integer operands give a constant (jnp.isnan(int) is False)
   Bitwise,    // integers and bools
   Shift,      // integers; a right shift is logical for unsigned types
-  FloatOnly,  // floating operands only, never promoted (lax.erf_inv)
+  FloatOnly,  // floating operands only, never promoted (lax.erf_inv, lax.lgamma, lax.polygamma)
 };
 
 // X(Enum, "JAX primitive name", arity, dtype rule, transcendental, flops per element,
@@ -56,6 +56,8 @@ enum class EwDTypeRule : uint8_t {
   X(Erf, "erf", 1, Inexact, true, 1, "", "erf", "")                                                               \
   X(Erfc, "erfc", 1, Inexact, true, 1, "", "erfc", "")                                                            \
   X(ErfInv, "erf_inv", 1, FloatOnly, true, 1, "", "erf_inv", "")                                                  \
+  X(Lgamma, "lgamma", 1, FloatOnly, true, 1, "", "lgamma", "")     /* log|Gamma(x)| */                             \
+  X(Digamma, "digamma", 1, FloatOnly, true, 1, "", "digamma", "")  /* psi = lgamma's derivative */               \
   X(Not, "not", 1, Bitwise, false, 1, "invert bitwise_not bitwise_invert", "not_", "invert bitwise_not")          \
   X(Square, "square", 1, Numeric, false, 1, "square", "square", "square")                                         \
   X(IntegerPow, "integer_pow", 1, Numeric, false, 1, "", "", "") /* x ** y, y the attribute: multiplies */       \
@@ -80,6 +82,7 @@ enum class EwDTypeRule : uint8_t {
   X(Atan2, "atan2", 2, Inexact, true, 1, "arctan2 atan2", "atan2", "arctan2")                                     \
   X(NextAfter, "nextafter", 2, Inexact, false, 1, "nextafter", "nextafter", "nextafter")                          \
   X(LogAddExp, "logaddexp", 2, Inexact, true, 1, "logaddexp", "", "logaddexp")                                    \
+  X(Polygamma, "polygamma", 2, FloatOnly, true, 1, "", "polygamma", "") /* (m, x): psi's m-th derivative */       \
   X(And, "and", 2, Bitwise, false, 1, "bitwise_and", "bitwise_and", "bitwise_and")                                \
   X(Or, "or", 2, Bitwise, false, 1, "bitwise_or", "bitwise_or", "bitwise_or")                                     \
   X(Xor, "xor", 2, Bitwise, false, 1, "bitwise_xor", "bitwise_xor", "bitwise_xor")                                \

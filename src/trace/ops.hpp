@@ -70,6 +70,22 @@ ValueId logsumexp(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims,
 // x * log(y) and x * log1p(y), 0 where x is 0 (jax.scipy.special.xlogy / xlog1py).
 ValueId xlogy(Trace& t, ValueId x, ValueId y);
 ValueId xlog1py(Trace& t, ValueId x, ValueId y);
+// jax.scipy.special's gamma family and normal distribution (ops_composite.cpp), composed as
+// JAX composes them; integer operands are made floating first. ndtr, ndtri and log_ndtr
+// take float32 / float64 operands (the binding checks).
+ValueId gammaln(Trace& t, ValueId x);
+ValueId digamma(Trace& t, ValueId x);
+ValueId polygamma(Trace& t, ValueId n, ValueId x);
+ValueId gammasgn(Trace& t, ValueId x);
+ValueId gamma(Trace& t, ValueId x);
+ValueId betaln(Trace& t, ValueId a, ValueId b);
+ValueId beta(Trace& t, ValueId a, ValueId b);
+ValueId factorial(Trace& t, ValueId n);
+ValueId multigammaln(Trace& t, ValueId a, int64_t d);
+ValueId entr(Trace& t, ValueId x);
+ValueId ndtr(Trace& t, ValueId x);
+ValueId ndtri(Trace& t, ValueId p);
+ValueId log_ndtr(Trace& t, ValueId x, int64_t series_order);
 // jnp.round(x, decimals): round half to even at 10**-decimals.
 ValueId round_decimals(Trace& t, ValueId x, int64_t decimals);
 
@@ -181,6 +197,9 @@ void host_callback(Trace& t, const std::vector<ValueId>& operands, std::vector<s
                    std::shared_ptr<const void> callable);
 
 int64_t normalize_axis(const std::string& op, int64_t axis, size_t rank);
+// JAX's TypeError for the first operand of a float-only n-ary primitive (lax.polygamma) that
+// is not floating: "... does not accept dtype int32 at position 0. ...".
+void reject_non_float_operands(const std::string& name, const std::vector<DType>& dtypes);
 
 // The shard_map collectives and their scopes (check_vma, vmap axes) are declared with their
 // definitions, in primitives/collectives/collectives.hpp (included above).

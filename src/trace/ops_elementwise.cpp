@@ -22,6 +22,15 @@ ir::attr::Elementwise ew_attrs(EwOp op) { return {op}; }
 }
 }  // namespace
 
+// lax's n-ary float-only primitives (polygamma): JAX's message names the first operand that
+// is not floating by its position.
+void reject_non_float_operands(const std::string& name, const std::vector<DType>& dtypes) {
+  for (size_t i = 0; i < dtypes.size(); ++i)
+    if (!types::is_float(dtypes[i]))
+      throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {} at position {}. Accepted dtypes at position {} "
+                                                          "are subtypes of floating.", name, types::dtype_name(dtypes[i]), i, i));
+}
+
 int64_t normalize_axis(const std::string& op, int64_t axis, size_t rank) {
   const auto r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= r)
@@ -160,6 +169,7 @@ ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b)
   DTypeW compute = rule == ir::EwDTypeRule::Inexact ? to_inexact(p) : p;
   DTypeW out = ir::ew_returns_bool(op) ? DTypeW{DType::Bool, false} : compute;
   if (rule == ir::EwDTypeRule::Bitwise && types::is_float(compute.dtype)) reject_dtype(name, compute.dtype, "integer, bool");
+  if (rule == ir::EwDTypeRule::FloatOnly) reject_non_float_operands(name, {at.dtype(), bt.dtype()});
   if (rule == ir::EwDTypeRule::Shift) {
     // jnp.left_shift / right_shift: the promoted operands go to lax's shift, a right shift
     // logical for unsigned types and arithmetic for signed ones.

@@ -2,6 +2,8 @@
 // promote: operands must share one dtype and shape (Python scalars take the array's dtype).
 #include <fmt/format.h>
 
+#include <map>
+
 #include "api/modules/lax_module.hpp"
 #include "api/pytree/pytree.hpp"
 #include "api/objects/dtype_value.hpp"
@@ -15,6 +17,25 @@ using ir::EwOp;
 using interp::ArgParser;
 
 namespace {
+
+// The jnp function JAX's same-dtypes error suggests for a lax op (lax.py's
+// _JNP_FUNCTION_EQUIVALENTS, the elementwise entries); none for the others (lax.polygamma).
+const char* jnp_equivalent(const std::string& lax_name) {
+  static const std::map<std::string, const char*> table = {
+      {"abs", "fabs"}, {"acos", "arccos"}, {"acosh", "arccosh"}, {"add", "add"}, {"asin", "arcsin"}, {"asinh", "arcsinh"},
+      {"atan", "arctan"}, {"atan2", "arctan2"}, {"atanh", "arctanh"}, {"bitwise_and", "bitwise_and"},
+      {"bitwise_not", "bitwise_not"}, {"bitwise_or", "bitwise_or"}, {"bitwise_xor", "bitwise_xor"}, {"cbrt", "cbrt"},
+      {"ceil", "ceil"}, {"cos", "cos"}, {"cosh", "cosh"}, {"div", "divide"}, {"eq", "equal"}, {"exp", "exp"},
+      {"expm1", "expm1"}, {"floor", "floor"}, {"greater", "greater"}, {"greater_equal", "greater_equal"}, {"less", "less"},
+      {"less_equal", "less_equal"}, {"log", "log"}, {"logical_and", "logical_and"}, {"logical_not", "logical_not"},
+      {"logical_or", "logical_or"}, {"logical_xor", "logical_xor"}, {"log1p", "log1p"}, {"max", "maximum"},
+      {"min", "minimum"}, {"mul", "multiply"}, {"ne", "not_equal"}, {"neg", "negative"}, {"nextafter", "nextafter"},
+      {"pow", "float_power"}, {"round", "round"}, {"select", "where"}, {"shift_left", "left_shift"},
+      {"shift_right_logical", "right_shift"}, {"shift_right_arithmetic", "right_shift"}, {"sign", "sign"}, {"sin", "sin"},
+      {"sinh", "sinh"}, {"sqrt", "sqrt"}, {"sub", "subtract"}, {"tan", "tan"}, {"tanh", "tanh"}};
+  auto it = table.find(lax_name);
+  return it == table.end() ? nullptr : it->second;
+}
 
 // lax's elementwise ops take operands of one dtype and shape; Python scalars take the
 // array's dtype (weakly).
@@ -31,24 +52,31 @@ std::vector<ValueId> lax_coerce(Trace& t, const std::string& name, const std::ve
     if (!dt) dt = DTypeW{ty.dtype(), ty.weak_type()};
     else if (dt->dtype != ty.dtype()) mismatch = true;
     else dt->weak = dt->weak && ty.weak_type();
+    if (ty.rank() == 0) continue;  // 0-d arrays broadcast (JAX's broadcasting_shape_rule skips them)
     if (!shape) shape = ty.shape();
     else if (*shape != ty.shape()) shape_mismatch = true;
   }
-  if (mismatch)
-    throw types::ShardingError("TypeError", fmt::format("lax.{} requires arguments to have the same dtypes, got {}. (Tip: jnp.{} is "
-                                                        "a similar function that does automatic type promotion on inputs).",
-                                                        name, fmt::join(dtypes, ", "), name));
+  if (mismatch) {
+    std::string msg = fmt::format("lax.{} requires arguments to have the same dtypes, got {}.", name, fmt::join(dtypes, ", "));
+    if (const char* equiv = jnp_equivalent(name))
+      msg += fmt::format(" (Tip: jnp.{} is a similar function that does automatic type promotion on inputs).", equiv);
+    throw types::ShardingError("TypeError", msg);
+  }
   if (shape_mismatch)
     throw types::ShardingError("TypeError", fmt::format("{} got incompatible shapes for broadcasting: {}.", name, fmt::join(shapes, ", ")));
   std::vector<ValueId> out = ids;
   if (dt)
-    for (size_t i = 0; i < ids.size(); ++i)
-      if (!is_array[i]) out[i] = trace::broadcast_to(t, trace::convert(t, ids[i], {dt->dtype, true}), *shape);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!is_array[i]) out[i] = trace::convert(t, ids[i], {dt->dtype, true});
+      if (shape && t.type(out[i]).shape() != *shape) out[i] = trace::broadcast_to(t, out[i], *shape);
+    }
   return out;
 }
 
+// float_only: every operand, Python scalars too, must be floating already (JAX's dtype rule
+// for lax.polygamma runs before its same-dtypes check).
 Value lax_nary(Interp& I, const std::string& name, CallArgs& a, size_t n,
-               const std::function<ValueId(Trace&, const std::vector<ValueId>&)>& body) {
+               const std::function<ValueId(Trace&, const std::vector<ValueId>&)>& body, bool float_only = false) {
   interp::bi::func_nargs(I, a, name, n, n);
   std::vector<Value> ops;
   std::vector<bool> is_arr;
@@ -57,6 +85,11 @@ Value lax_nary(Interp& I, const std::string& name, CallArgs& a, size_t n,
     is_arr.push_back(is_array_like(ops.back()));
   }
   return apply(I, name, ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+    if (float_only && n > 1) {
+      std::vector<DType> dtypes;
+      for (ValueId id : ids) dtypes.push_back(t.type(id).dtype());
+      trace::reject_non_float_operands(name, dtypes);
+    }
     return std::vector<ValueId>{body(t, lax_coerce(t, name, ids, is_arr))};
   });
 }
@@ -64,8 +97,9 @@ Value lax_nary(Interp& I, const std::string& name, CallArgs& a, size_t n,
 // An elementwise lax op of `arity` operands whose trace is body(t, name, op, operands).
 using EwBody = ValueId (*)(Trace&, const std::string&, EwOp, const std::vector<ValueId>&);
 NativeFn lax_elementwise(std::string name, size_t arity, EwOp op, EwBody body) {
-  return [name, arity, op, body](Interp& I, CallArgs& a) {
-    return lax_nary(I, name, a, arity, [&](Trace& t, const std::vector<ValueId>& ids) { return body(t, name, op, ids); });
+  const bool float_only = ir::ew_info(op).dtype_rule == ir::EwDTypeRule::FloatOnly;
+  return [name, arity, op, body, float_only](Interp& I, CallArgs& a) {
+    return lax_nary(I, name, a, arity, [&](Trace& t, const std::vector<ValueId>& ids) { return body(t, name, op, ids); }, float_only);
   };
 }
 

@@ -1,9 +1,13 @@
 // jax.scipy.special: the special functions over the elementwise primitives (erf, erfc,
-// erf_inv, logistic) and the compositions of trace/ops_composite.cpp (logsumexp, xlogy,
-// xlog1py, logit). Integer arguments become floats, as in JAX.
+// erf_inv, logistic, lgamma, digamma, polygamma) and the compositions of
+// trace/ops_composite.cpp (logsumexp, xlogy, xlog1py, logit, the gamma family, the normal
+// distribution). Integer arguments become floats, as in JAX.
+#include <fmt/format.h>
+
 #include "api/op_args.hpp"
 #include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
+#include "types/jax_version.hpp"
 
 namespace shard::api {
 
@@ -22,13 +26,66 @@ void def_unary(ModuleObj& m, const std::string& name, std::function<ValueId(Trac
   });
 }
 
-void def_binary(ModuleObj& m, const std::string& name, ValueId (*body)(Trace&, ValueId, ValueId)) {
-  def_fn(m, name, [name, body](Interp& I, CallArgs& a) {
-    ArgParser p(I, a, name, {"x", "y"});
-    return apply(I, name, {elementwise_operand(I, p.get("x"), name), elementwise_operand(I, p.get("y"), name)}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      check_broadcast(t, ids);
-      return std::vector<ValueId>{body(t, ids[0], ids[1])};
-    });
+void def_binary(ModuleObj& m, const std::string& name, ValueId (*body)(Trace&, ValueId, ValueId), const char* x_name = "x",
+                const char* y_name = "y") {
+  def_fn(m, name, [name, body, x_name, y_name](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, name, {x_name, y_name});
+    return apply(I, name, {elementwise_operand(I, p.get(x_name), name), elementwise_operand(I, p.get(y_name), name)},
+                 [&](Trace& t, const std::vector<ValueId>& ids) {
+                   check_broadcast(t, ids);
+                   return std::vector<ValueId>{body(t, ids[0], ids[1])};
+                 });
+  });
+}
+
+// ndtr, ndtri and log_ndtr take float32 / float64 only, with JAX's TypeErrors.
+void require_f32_or_f64(Trace& t, ValueId x, const char* tail) {
+  const DType d = t.type(x).dtype();
+  if (d != DType::F32 && d != DType::F64)
+    throw types::ShardingError("TypeError", fmt::format("x.dtype={} is not supported{}", types::dtype_name(d), tail));
+}
+
+Value polygamma(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "polygamma", {"n", "x"});
+  std::vector<Value> ops = {elementwise_operand(I, p.get("n"), "polygamma"), elementwise_operand(I, p.get("x"), "polygamma")};
+  return apply(I, "polygamma", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+    const DType n = t.type(ids[0]).dtype();
+    if (!types::is_int(n)) {
+      // JAX 0.6 asserts; later versions say why.
+      if (types::jax_version() == types::JaxVersion::V0_6) throw types::ShardingError("AssertionError", "");
+      throw types::ShardingError("ValueError", fmt::format("Argument `n` to polygamma must be of integer type. Got dtype {}.", types::dtype_name(n)));
+    }
+    check_broadcast(t, ids);
+    return std::vector<ValueId>{trace::polygamma(t, ids[0], ids[1])};
+  });
+}
+
+Value factorial(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "factorial", {"n", "exact="});
+  if (!is_none(p.get("exact")) && I.truthy(p.get("exact"))) I.raise("NotImplementedError", "factorial with exact=True");
+  return apply(I, "factorial", {elementwise_operand(I, p.get("n"), "factorial")},
+               [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{trace::factorial(t, ids[0])}; });
+}
+
+Value multigammaln(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "multigammaln", {"a", "d"});
+  const int64_t d = int_arg(I, p.get("d"), "d argument of multigammaln");
+  return apply(I, "multigammaln", {elementwise_operand(I, p.get("a"), "multigammaln")},
+               [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{trace::multigammaln(t, ids[0], d)}; });
+}
+
+Value log_ndtr(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "log_ndtr", {"x", "series_order="});
+  int64_t order = 3;
+  if (Value v = p.get("series_order"); v) {  // None too: JAX wants a Python int
+    if (!interp::bi::int_of(v)) I.raise("TypeError", "series_order must be a Python integer.");
+    order = *interp::bi::int_of(v);
+  }
+  if (order < 0) I.raise("ValueError", "series_order must be non-negative.");
+  if (order > 30) I.raise("ValueError", "series_order must be <= 30.");
+  return apply(I, "log_ndtr", {elementwise_operand(I, p.get("x"), "log_ndtr")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    require_f32_or_f64(t, ids[0], ".");
+    return std::vector<ValueId>{trace::log_ndtr(t, ids[0], order)};
   });
 }
 
@@ -67,6 +124,25 @@ void fill_special(Interp&, ModuleObj& m) {
   def_binary(m, "xlogy", trace::xlogy);
   def_binary(m, "xlog1py", trace::xlog1py);
   def_fn(m, "logsumexp", logsumexp);
+  // The gamma family.
+  def_unary(m, "gammaln", trace::gammaln);
+  def_unary(m, "digamma", trace::digamma);
+  def_unary(m, "gamma", trace::gamma);
+  def_unary(m, "gammasgn", trace::gammasgn);
+  def_fn(m, "polygamma", polygamma);
+  def_binary(m, "betaln", trace::betaln, "a", "b");
+  def_binary(m, "beta", trace::beta, "a", "b");
+  def_fn(m, "factorial", factorial);
+  def_fn(m, "multigammaln", multigammaln);
+  def_unary(m, "entr", trace::entr);
+  // The normal distribution.
+  using Body = ValueId (*)(Trace&, ValueId);
+  for (auto [name, body] : {std::pair<const char*, Body>{"ndtr", trace::ndtr}, {"ndtri", trace::ndtri}})
+    def_unary(m, name, [body](Trace& t, ValueId x) {
+      require_f32_or_f64(t, x, ", see docstring for supported types.");
+      return body(t, x);
+    });
+  def_fn(m, "log_ndtr", log_ndtr);
 }
 
 void fill_scipy(Interp& I, ModuleObj& m) {

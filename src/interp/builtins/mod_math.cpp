@@ -144,7 +144,8 @@ void fill_math(Interp& I, ModuleObj& m) {
       {"fabs", [](double x) { return std::fabs(x); }, false}, {"erf", [](double x) { return std::erf(x); }, false},
       {"erfc", [](double x) { return std::erfc(x); }, false},
       {"gamma", [](double x) { return (x <= 0 && x == std::floor(x)) ? NAN : std::tgamma(x); }, true},
-      {"lgamma", [](double x) { return (x <= 0 && x == std::floor(x)) ? HUGE_VAL : std::lgamma(x); }, true},
+      // lgamma_r: glibc's lgamma writes the global signgam, which threads would share.
+      {"lgamma", [](double x) { int sign; return (x <= 0 && x == std::floor(x) && std::isfinite(x)) ? NAN : lgamma_r(x, &sign); }, true},
       {"degrees", [](double x) { return x * (180.0 / M_PI); }, false},
       {"radians", [](double x) { return x * (M_PI / 180.0); }, false},
       {"cbrt", [](double x) { return std::cbrt(x); }, false},

@@ -53,6 +53,25 @@ def _erfinv(y):
     return x
 
 
+def _lgamma(x):
+    import math
+    return np.vectorize(math.lgamma, otypes=[np.float64])(x)
+
+
+def _polygamma(m, x):
+    """psi (m = 0) or psi' (m = 1) in float64, for x > 0."""
+    x = np.array(x, np.float64)
+    acc = np.zeros_like(x)
+    for _ in range(12):
+        small = x < 10
+        acc += np.where(small, -1 / x if m == 0 else 1 / (x * x), 0)
+        x = np.where(small, x + 1, x)
+    i2 = 1 / (x * x)
+    if m == 0:
+        return acc + np.log(x) - 0.5 / x - i2 * (1 / 12 - i2 * (1 / 120 - i2 * (1 / 252 - i2 * (1 / 240 - i2 / 132))))
+    return acc + 1 / x + 0.5 * i2 + i2 / x * (1 / 6 - i2 * (1 / 30 - i2 * (1 / 42 - i2 / 30)))
+
+
 def _lse(v, axis):
     m = np.max(v, axis=axis, keepdims=True)
     return np.log(np.sum(np.exp(v - m), axis=axis)) + np.squeeze(m, axis=axis)
@@ -77,6 +96,14 @@ add("logistic", ["a"], "lambda a: jax.lax.logistic(a)", lambda a: 1 / (1 + np.ex
 add("erf", ["a"], "lambda a: jax.lax.erf(a)", _erf)
 add("erfc", ["a"], "lambda a: jax.lax.erfc(a)", lambda a: 1 - _erf(a))
 add("erf_inv", ["u"], "lambda u: jax.lax.erf_inv(u)", _erfinv)
+# The gamma family: lgamma' = digamma, digamma' = polygamma(1, .), polygamma(1)' = polygamma(2, .)
+# (float64 references: CPython's math.lgamma; psi and psi' by the recurrence up to 10 and
+# their asymptotic series).
+add("gammaln", ["p"], "lambda p: jax.scipy.special.gammaln(p)", lambda p: _lgamma(p))
+add("digamma", ["p"], "lambda p: jax.scipy.special.digamma(p)", lambda p: _polygamma(0, p))
+add("polygamma1", ["p"], "lambda p: jax.scipy.special.polygamma(1, p)", lambda p: _polygamma(1, p))
+add("betaln", ["p", "q"], "lambda p, q: jax.scipy.special.betaln(p, q * 12)",
+    lambda p, q: _lgamma(p) + _lgamma(q * 12) - _lgamma(p + q * 12))
 add("integer_pow", ["a"], "lambda a: a ** 3", lambda a: a ** 3)
 add("integer_pow_neg", ["p"], "lambda p: p ** -2", lambda p: p ** -2.0)
 add("pow_float", ["p"], "lambda p: p ** 2.5", lambda p: p ** 2.5)
