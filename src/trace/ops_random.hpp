@@ -52,6 +52,27 @@ ValueId truncated_normal(Trace& t, ValueId key, ValueId lower, ValueId upper, co
 ValueId randint(Trace& t, ValueId key, const Shape& shape, ValueId minval, ValueId maxval, DType dtype,
                 const OptOutSharding& out_sharding = std::nullopt);
 ValueId bernoulli(Trace& t, ValueId key, ValueId p, const Shape& shape, const OptOutSharding& out_sharding = std::nullopt);
+// Transforms of uniform, normal and bernoulli draws (random_distributions.cpp), JAX's
+// formulas: float32 or float64 samples of `shape`; parameters are broadcast operands.
+ValueId exponential(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+// mode: JAX's "low" (one uniform per sample) or "high" (two, unbiased down to about 1e-14).
+enum class GumbelMode { Low, High };
+ValueId gumbel(Trace& t, ValueId key, const Shape& shape, DType dtype, GumbelMode mode, const OptOutSharding& out_sharding = std::nullopt);
+ValueId laplace(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId logistic(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId cauchy(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId rademacher(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId lognormal(Trace& t, ValueId key, ValueId sigma, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId pareto(Trace& t, ValueId key, ValueId b, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+ValueId weibull_min(Trace& t, ValueId key, ValueId scale, ValueId concentration, const Shape& shape, DType dtype,
+                    const OptOutSharding& out_sharding = std::nullopt);
+ValueId rayleigh(Trace& t, ValueId key, ValueId scale, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+// The norm of three standard normals (JAX's maxwell).
+ValueId maxwell(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
+// Indices drawn from softmax(logits) along `axis` by the Gumbel-max trick (JAX's categorical
+// with replace=True): int32 of `shape`, by default logits.shape without `axis`.
+ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const std::optional<Shape>& shape, GumbelMode mode);
+
 // A random permutation of 0..n-1 (int32), JAX's shuffle by sorting on random 32-bit keys.
 ValueId permutation_indices(Trace& t, ValueId key, int64_t n);
 // x[idx] along `axis` for an int32 vector idx of in-range indices (exact for every dtype).

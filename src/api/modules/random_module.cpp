@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "api/modules/random_args.hpp"
 #include "api/modules/random_keys.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "api/op_args.hpp"
@@ -44,15 +45,13 @@ KeyArrayObj* as_key(const Value& v) {
 }
 Value make_key(Value data) { return std::make_shared<KeyArrayObj>(key_array_class(), std::move(data)); }
 
-
 Shape key_shape(const types::ArrayType& data) { return Shape(data.shape().begin(), data.shape().end() - 1); }
 
-// The key data behind a key argument (typed or raw), checked as JAX's random_wrap does.
-struct KeyArg {
-  Value data;
-  bool typed;
-};
-KeyArg key_arg(Interp& I, const Value& v, const std::string& name, bool allow_batched = false) {
+}  // namespace
+
+namespace random_args {
+
+KeyArg key_arg(Interp& I, const Value& v, const std::string& name, bool allow_batched) {
   KeyArg k;
   if (auto* key = as_key(v)) k = {key->data, true};
   else if (is_array_like(v)) k = {v, false};
@@ -71,10 +70,6 @@ KeyArg key_arg(Interp& I, const Value& v, const std::string& name, bool allow_ba
   return k;
 }
 
-// Results that are keys come back typed when the key argument was.
-Value key_result(const KeyArg& k, Value data) { return k.typed ? make_key(std::move(data)) : data; }
-
-// jax.random takes shapes as sequences (core.canonicalize_shape).
 Shape random_shape(Interp& I, const Value& v, const std::string& fname) {
   if (is_none(v)) return {};
   if (v->kind != ObjKind::Tuple && v->kind != ObjKind::List)
@@ -82,14 +77,21 @@ Shape random_shape(Interp& I, const Value& v, const std::string& fname) {
   return shape_arg(I, v, fname);
 }
 
-// A sampler's float dtype: float (the default) and float64 canonicalise to float32, or
-// stay float64 with x64 on.
 DType float_dtype(Interp& I, const Value& v, const std::string& fname) {
   DType d = is_none(v) ? types::default_float_dtype() : storage_dtype(require_dtype(I, v), false);
   if (!types::is_float(d))
     I.raise("ValueError", fmt::format("dtype argument to `{}` must be a float dtype, got {}", fname, I.str(v)));  // as given
   return d;
 }
+
+}  // namespace random_args
+
+using namespace random_args;
+
+namespace {
+
+// Results that are keys come back typed when the key argument was.
+Value key_result(const KeyArg& k, Value data) { return k.typed ? make_key(std::move(data)) : data; }
 
 // A Python int operand that must fit int32 with x64 off, as jnp.asarray checks.
 Value int32_operand(Interp& I, const Value& v) {
@@ -110,27 +112,6 @@ Value seed_operand(Interp& I, const Value& v, const std::string& fname) {
   if (is_array_like(v)) return v;
   I.raise("TypeError", fmt::format("{} requires an integer seed, got {}", fname, I.repr(v)));
 }
-
-std::vector<ValueId> one(ValueId v) { return {v}; }
-
-// out_sharding=NamedSharding(mesh, ...) with no mesh in context: the sharding's mesh is the
-// context for the op (as jnp's creation functions do), so the rule accepts it.
-struct OutMeshScope {
-  bool pushed = false;
-  explicit OutMeshScope(const sharding::OptOutSharding& s) {
-    auto* ns = s ? std::get_if<types::NamedSharding>(&*s) : nullptr;
-    auto& ctx = trace::MeshContext::get();
-    if (ns && ns->is_concrete() && !ctx.concrete()) {
-      ctx.push(ns->mesh());
-      pushed = true;
-    }
-  }
-  ~OutMeshScope() {
-    if (pushed) trace::MeshContext::get().pop();
-  }
-  OutMeshScope(const OutMeshScope&) = delete;
-  OutMeshScope& operator=(const OutMeshScope&) = delete;
-};
 
 // ---- keys ---------------------------------------------------------------------------------
 
@@ -433,6 +414,7 @@ void fill_random(Interp&, ModuleObj& m) {
   def_fn(m, "bernoulli", r_bernoulli);
   def_fn(m, "permutation", r_permutation);
   def_fn(m, "choice", r_choice);
+  fill_random_distributions(m);
 }
 
 }  // namespace

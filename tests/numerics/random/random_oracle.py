@@ -53,6 +53,26 @@ def cases():
                         lambda k=k, sh=shape: ref.randint(k, sh, -2**31, 2**31 - 1), "exact", shape))
             out.append((f"bernoulli{tag}", f"jax.random.bernoulli({key}, 0.25, {shape}{{OS}})",
                         lambda k=k, sh=shape: ref.uniform(k, sh) < np.float32(0.25), "exact", shape))
+            # Transforms of the draws above: float math (log, tan, pow) as XLA's, so within
+            # a few float32 ulps of numpy's.
+            for name, fn in [("exponential", ref.exponential), ("laplace", ref.laplace), ("logistic", ref.logistic),
+                             ("cauchy", ref.cauchy), ("maxwell", ref.maxwell)]:
+                out.append((f"{name}{tag}", f"jax.random.{name}({key}, {shape}{{OS}})", lambda k=k, sh=shape, fn=fn: fn(k, sh), "float", shape))
+            out.append((f"gumbel{tag}", f"jax.random.gumbel({key}, {shape}{{OS}})", lambda k=k, sh=shape: ref.gumbel(k, sh), "float", shape))
+            out.append((f"gumbelhigh{tag}", f"jax.random.gumbel({key}, {shape}, mode='high'{{OS}})",
+                        lambda k=k, sh=shape: ref.gumbel(k, sh, "high"), "float", shape))
+            out.append((f"rademacher{tag}", f"jax.random.rademacher({key}, {shape}{{OS}})", lambda k=k, sh=shape: ref.rademacher(k, sh), "exact", shape))
+            out.append((f"lognormal{tag}", f"jax.random.lognormal({key}, 0.5, {shape}{{OS}})",
+                        lambda k=k, sh=shape: ref.lognormal(k, 0.5, sh), "float", shape))
+            out.append((f"pareto{tag}", f"jax.random.pareto({key}, 3.0, {shape}{{OS}})", lambda k=k, sh=shape: ref.pareto(k, 3.0, sh), "float", shape))
+            out.append((f"rayleigh{tag}", f"jax.random.rayleigh({key}, 2.0, {shape}{{OS}})",
+                        lambda k=k, sh=shape: ref.rayleigh(k, 2.0, sh), "float", shape))
+            out.append((f"weibull{tag}", f"jax.random.weibull_min({key}, 2.0, 1.5, {shape})",
+                        lambda k=k, sh=shape: ref.weibull_min(k, 2.0, 1.5, sh), "float", shape))
+            logits = "[[0.1, 2.0, -1.0, 0.5], [3.0, 0.0, 0.0, -2.0]]"
+            cshape = tuple(shape) + (2,)
+            out.append((f"categorical{tag}", f"jax.random.categorical({key}, jnp.array({logits}), shape={cshape})",
+                        lambda k=k, sh=cshape, lg=logits: ref.categorical(k, np.array(eval(lg)), sh), "exact", cshape))
         for n in [1, 2, 10, 100, 2000]:
             out.append((f"perm{s}_{n}", f"jax.random.permutation(jax.random.key({s}), {n})", lambda k=k, n=n: ref.permutation(k, n), "exact", None))
         out.append((f"choice{s}", f"jax.random.choice(jax.random.key({s}), 50, (4, 5), replace=False)",
@@ -88,6 +108,8 @@ def compare(kind, got, want):
         return got.shape == want.shape and got.dtype == np.uint32 and np.array_equal(got, want.astype(np.uint32))
     if kind == "normal":
         return got.shape == want.shape and got.dtype == np.float32 and np.allclose(got, want, rtol=1e-6, atol=1e-7)
+    if kind == "float":  # libm-level math (log, log1p, tan, pow) in float32: a few ulps apart
+        return got.shape == want.shape and got.dtype == np.float32 and np.allclose(got, want, rtol=4e-6, atol=1e-6)
     return got.shape == want.shape and got.dtype == np.asarray(want).dtype and np.array_equal(got, want)
 
 

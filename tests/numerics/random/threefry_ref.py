@@ -131,3 +131,70 @@ def permutation(key, n):
         order = np.argsort(bits(sub, (n,)), kind="stable")
         x = x[order]
     return x.astype(np.int32)
+
+
+# ---- transforms of uniform / normal / bernoulli draws (JAX's jax/_src/random formulas) ------
+F32 = np.float32
+_FI = np.finfo(np.float32)
+
+
+def exponential(key, shape):
+    return (-np.log1p(-uniform(key, shape))).astype(F32)
+
+
+def gumbel(key, shape, mode="low"):
+    if mode == "low":
+        return (-np.log(-np.log(uniform(key, shape, _FI.tiny, 1.0)))).astype(F32)
+    both = uniform(key, (2,) + tuple(shape))
+    high, low = both[0], both[1]
+    x = np.where(high >= F32(0.5), high, high + F32(2.0 ** -23) * low + F32(max(2.0 ** -47, float(_FI.tiny))))
+    return (-np.log(-np.log1p(-x))).astype(F32)
+
+
+def laplace(key, shape):
+    u = uniform(key, shape, F32(-1.0) + _FI.epsneg, 1.0)
+    return (np.sign(u) * np.log1p(-np.abs(u))).astype(F32)
+
+
+def logistic(key, shape):
+    x = uniform(key, shape, _FI.tiny, 1.0)
+    return (np.log(x) - np.log1p(-x)).astype(F32)
+
+
+def cauchy(key, shape):
+    u = uniform(key, shape, _FI.eps, 1.0)
+    return np.tan(F32(np.pi) * (u - F32(0.5))).astype(F32)
+
+
+def rademacher(key, shape):
+    return np.asarray(2 * (uniform(key, shape) < F32(0.5)).astype(np.int32) - 1, np.int32)
+
+
+def lognormal(key, sigma, shape):
+    return np.exp(normal(key, shape) * F32(sigma)).astype(F32)
+
+
+def pareto(key, b, shape):
+    return np.exp(exponential(key, shape) / F32(b)).astype(F32)
+
+
+def weibull_min(key, scale, concentration, shape):
+    e = -np.log1p(-uniform(key, shape))
+    return (np.power(e, F32(1.0) / F32(concentration)) * F32(scale)).astype(F32)
+
+
+def rayleigh(key, scale, shape):
+    return (F32(scale) * np.sqrt(np.log(uniform(key, shape)) * F32(-2))).astype(F32)
+
+
+def maxwell(key, shape):
+    n = normal(key, tuple(shape) + (3,))
+    return np.sqrt((n * n).sum(-1, dtype=F32)).astype(F32)
+
+
+def categorical(key, logits, shape):
+    """The Gumbel-max trick over the last axis; `shape` ends with logits.shape[:-1]."""
+    logits = np.asarray(logits, F32)
+    prefix = tuple(shape[:len(shape) - (logits.ndim - 1)])
+    g = gumbel(key, prefix + logits.shape)
+    return np.argmax(g + logits, axis=-1).astype(np.int32)

@@ -1,0 +1,51 @@
+// What jax.random's binding files share (random_module.cpp, random_distributions.cpp):
+// reading key arguments, shapes and sampler dtypes as JAX checks them, and the mesh scope
+// of an out_sharding=NamedSharding given outside any mesh.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "api/op_args.hpp"
+#include "trace/trace.hpp"
+
+namespace shard::api::random_args {
+
+// The key data behind a key argument (typed or raw), checked as JAX's random_wrap does.
+struct KeyArg {
+  Value data;
+  bool typed;
+};
+KeyArg key_arg(Interp& I, const Value& v, const std::string& name, bool allow_batched = false);
+// jax.random takes shapes as sequences (core.canonicalize_shape); None is ().
+Shape random_shape(Interp& I, const Value& v, const std::string& fname);
+// A sampler's float dtype: float (the default) and float64 canonicalise to float32, or
+// stay float64 with x64 on.
+DType float_dtype(Interp& I, const Value& v, const std::string& fname);
+
+inline std::vector<ValueId> one(ValueId v) { return {v}; }
+
+// out_sharding=NamedSharding(mesh, ...) with no mesh in context: the sharding's mesh is the
+// context for the op (as jnp's creation functions do), so the rule accepts it.
+struct OutMeshScope {
+  bool pushed = false;
+  explicit OutMeshScope(const sharding::OptOutSharding& s) {
+    auto* ns = s ? std::get_if<types::NamedSharding>(&*s) : nullptr;
+    auto& ctx = trace::MeshContext::get();
+    if (ns && ns->is_concrete() && !ctx.concrete()) {
+      ctx.push(ns->mesh());
+      pushed = true;
+    }
+  }
+  ~OutMeshScope() {
+    if (pushed) trace::MeshContext::get().pop();
+  }
+  OutMeshScope(const OutMeshScope&) = delete;
+  OutMeshScope& operator=(const OutMeshScope&) = delete;
+};
+
+}  // namespace shard::api::random_args
+
+namespace shard::api {
+// The samplers of random_distributions.cpp, bound into the jax.random module.
+void fill_random_distributions(ModuleObj& m);
+}  // namespace shard::api
