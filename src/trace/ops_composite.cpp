@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "trace/ops.hpp"
+#include "trace/ops_random.hpp"  // bitcast_convert
 
 namespace shard::trace {
 
@@ -112,7 +113,19 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"radians", [](Trace& t, ValueId x) { return scaled(t, x, M_PI / 180); }},
       {"rad2deg", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
       {"degrees", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
-      {"signbit", [](Trace& t, ValueId x) { return bin(t, EwOp::Lt, x, scalar_constant(t, 0, {DType::I32, true})); }},
+      {"signbit", [](Trace& t, ValueId x) {
+         const DType d = t.type(x).dtype();
+         if (d == DType::Bool) return full(t, t.type(x).shape(), 0, {DType::Bool, false}, std::nullopt);
+         if (!types::is_float(d)) return bin(t, EwOp::Lt, x, scalar_constant(t, 0, {DType::I32, true}));
+         // The sign bit itself, as JAX reads it: set for -0.0 and negative NaNs too, which
+         // x < 0 misses. 32/64-bit floats read as signed ints of their width; 16-bit ones as
+         // uint16 (shard has no int16) at or above 0x8000.
+         if (d == DType::F32 || d == DType::F64) {
+           const DType as_int = d == DType::F32 ? DType::I32 : DType::I64;
+           return bin(t, EwOp::Lt, bitcast_convert(t, x, as_int), scalar_constant(t, 0, {as_int, false}));
+         }
+         return bin(t, EwOp::Ge, bitcast_convert(t, x, DType::U16), scalar_constant(t, 0x8000, {DType::U16, false}));
+       }},
       {"copy", identity},  // values are immutable: the same value is a copy
       {"isposinf", [](Trace& t, ValueId x) { return infinity_test(t, x, 1); }},
       {"isneginf", [](Trace& t, ValueId x) { return infinity_test(t, x, -1); }},
