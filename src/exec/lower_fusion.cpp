@@ -165,7 +165,7 @@ class RowBuilder {
   }
 
   FusedKernel build() {
-    if (r_.results.size() != 1) throw std::logic_error("internal error: a fusion region has one result");
+    if (r_.results.empty()) throw std::logic_error("internal error: a fusion region without results");
     for (const auto& op : r_.ops)
       if (op.kind == OpKind::Reduce) {
         full_ = r_.type(op.operands[0]).shape();
@@ -183,9 +183,14 @@ class RowBuilder {
     out_.kernel.rows = true;
     out_.kernel.columns = !per_row;
     part_strides_ = per_row ? std::vector<int64_t>{1, 0} : std::vector<int64_t>{0, 1};
-    const ValueId root = r_.results[0];
-    out_.kernel.outputs = {node(root)};
-    if (r_.type(root).shape() != full_) out_.kernel.out_strides = part_strides_;
+    // Several results (spmd/moments) are all whole arrays or all per-row (per-column) values:
+    // the kernel writes them the same way.
+    const bool whole = r_.type(r_.results[0]).shape() == full_;
+    for (const ValueId root : r_.results) {
+      if ((r_.type(root).shape() == full_) != whole) throw std::logic_error("internal error: row fusion results of two kinds");
+      out_.kernel.outputs.push_back(node(root));
+    }
+    if (!whole) out_.kernel.out_strides = part_strides_;
     return std::move(out_);
   }
 
@@ -262,7 +267,9 @@ bool has_reduction(const ir::Function& region) {
 }  // namespace
 
 FusedKernel build_fused_kernel(const ir::Function& region) {
-  return has_reduction(region) ? RowBuilder(region).build() : Builder(region).build();
+  if (has_reduction(region)) return RowBuilder(region).build();
+  if (region.results.size() != 1) throw std::logic_error("internal error: an element fusion has one result");
+  return Builder(region).build();
 }
 
 Step lower_fusion(const ir::Op& op, Step s, KernelPlan& kernels) {

@@ -326,7 +326,11 @@ void verify_control_flow(const Function& f, const Op& op, const std::string& whe
       break;
     }
     case OpKind::Fusion:
-      if (op.regions.size() != 1 || op.regions[0]->results.size() != 1) { problems.push_back(where + ": malformed fusion"); return; }
+      // One result; a row fusion (reductions) may have several (spmd/moments).
+      if (op.regions.size() != 1 || op.regions[0]->results.size() != op.results.size() || op.results.empty()) {
+        problems.push_back(where + ": malformed fusion");
+        return;
+      }
       expect_params(*op.regions[0], ops, "fusion");
       break;
     case OpKind::Cond:

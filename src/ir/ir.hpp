@@ -63,7 +63,7 @@ using types::PartitionSpec;
   X(DynamicSlice, "dynamic_slice", -1, 1, "", Linear)                                                         \
   X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "", Linear)                                            \
   /* Ops with regions (Op::regions), each traced once.                                          */  \
-  X(Fusion, "fusion", -1, 1, "", Nonlinear) /* per-device only: elementwise/movement chain, one LLVM loop */    \
+  X(Fusion, "fusion", -1, -1, "", Nonlinear) /* per-device only: one LLVM loop; row fusions may have several results */ \
   X(ShardMap, "shard_map", -1, -1, "", Linear) /* region: the body on local types */                         \
   X(HostCallback, "debug_callback", -1, 0, "", Nonlinear)                                                        \
   /* Functions with user-defined derivatives (jax.custom_jvp / custom_vjp): the region is the     \

@@ -6,7 +6,10 @@
 // softmax (max, exp, sum, divide), layernorm (mean, variance, normalise), var, and a reduction
 // of a computed value (`all(a > 0)`) each become one pass over memory. Reductions over
 // leading dims group the same way (one value per column: var(a, 0), any(a > c, 0)); their
-// kernel walks blocks of columns down the rows, one pass per dependent reduction.
+// kernel walks blocks of columns down the rows, one pass per dependent reduction, except that
+// a mean and the centred squares' sum (var, std) share one tiled pass
+// (codegen/column_reduce_kernel). A variance over a sharded dim has a psum between its two
+// sums; spmd/moments rewrites it, before this pass, into one fusion with three results.
 //
 // A group lives in one "row space": full values have the reduced operand's shape S, per-row
 // (per-column) values have its kept dims (or S's rank with ones in the reduced dims, as

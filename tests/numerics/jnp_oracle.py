@@ -51,14 +51,22 @@ def make_inputs():
         "x": RNG.integers(-8, 8, (6,)).astype(np.int32),  # indices valid for 8 and 16 long axes, negative ones too
         "y": RNG.integers(-16, 16, (8, 5)).astype(np.int32),  # take_along_axis, axis 1 of (8, 16)
         "Y": RNG.integers(-8, 8, (3, 16)).astype(np.int32),  # take_along_axis, axis 0 of (8, 16)
+        # variances over many rows (the one-pass column moments; rows divide by 8, and by the
+        # 256-row tiles with a remainder): a mean far from zero, and 1000 standard deviations
+        # away (where sum(x^2) - sum(x)^2 / n in float32 keeps no digit); W is wider than a
+        # 4096-column block. Magnitudes stay below L's, which sets the "red" tolerance.
+        "R": (RNG.standard_normal((4104, 24)) * 0.5 + 10).astype(np.float32),
+        "H": (RNG.standard_normal((4104, 24)) * 0.1 + 100).astype(np.float32),
+        "W": (RNG.standard_normal((64, 4104)) + 50).astype(np.float32),
     }
 
 # ---- cases --------------------------------------------------------------------------------
 # (name, shard expression, numpy reference, tolerance): tolerance "exact", "ew" (rtol 1e-5
 # for elementwise float math), "precise" (rtol 1e-6 and no absolute slack: a few float32
 # ulps, for the primitives that must not lose digits near zero), "sum5" (rtol 1e-5, atol
-# 1e-5: a few products summed, as in cross, convolve, polyval) or "red" (reductions/contractions: rtol 1e-5 plus an atol
-# scaled by the magnitude of the summed terms).
+# 1e-5: a few products summed, as in cross, convolve, polyval), "red" (reductions/contractions: rtol 1e-5 plus an atol
+# scaled by the magnitude of the summed terms) or "moments" (rtol 1e-5 and no absolute slack:
+# variances, whose error must not scale with the mean).
 
 def ew(name, expr, ref, tol="ew"):
     return (name, expr, ref, tol)
@@ -244,6 +252,21 @@ add(ew("prod", "q.prod(axis=1)", lambda x: x["q"].prod(axis=1), "red"))
 add(ew("var", "a.var()", lambda x: x["a"].astype(np.float64).var().astype(np.float32), "red"))
 add(ew("var_ax", "jnp.var(a, axis=0)", lambda x: np.var(x["a"].astype(np.float64), axis=0).astype(np.float32), "red"))
 add(ew("std_ddof", "jnp.std(a, axis=1, ddof=1)", lambda x: np.std(x["a"].astype(np.float64), axis=1, ddof=1).astype(np.float32), "red"))
+# variances down many rows, against float64 to rtol 1e-5 ("moments"; numpy's own float32 var is
+# within ~1e-6 of it on these inputs)
+_var64 = lambda v, **kw: np.var(_f64(v), **kw).astype(np.float32)
+add(ew("var_rows0", "jnp.var(R, axis=0)", lambda x: _var64(x["R"], axis=0), "moments"))
+add(ew("var_rows0_offset", "jnp.var(H, axis=0)", lambda x: _var64(x["H"], axis=0), "moments"))
+add(ew("std_rows0_ddof_keep", "jnp.std(H, axis=0, ddof=1, keepdims=True)",
+       lambda x: np.std(_f64(x["H"]), axis=0, ddof=1, keepdims=True).astype(np.float32), "moments"))
+add(ew("var_rows0_wide", "W.var(axis=0)", lambda x: _var64(x["W"], axis=0), "moments"))
+add(ew("var_rows01_3d", "jnp.var(R.reshape(8, 513, 24), axis=(0, 1))", lambda x: _var64(x["R"].reshape(8, 513, 24), axis=(0, 1)), "moments"))
+add(ew("mean_plus_var_rows0", "jnp.mean(R, axis=0) + jnp.var(R, axis=0)",
+       lambda x: (np.mean(_f64(x["R"]), axis=0) + np.var(_f64(x["R"]), axis=0)).astype(np.float32), "moments"))
+add(ew("var_rows0_jit_expr", "jax.jit(lambda r: jnp.var(r * 2 - 1, axis=0))(H)",
+       lambda x: _var64(x["H"] * np.float32(2) - np.float32(1), axis=0), "moments"))
+add(ew("standardize_rows0_jit", "jax.jit(lambda r: (r - r.mean(0)) / jnp.sqrt(r.var(0) + 1e-5))(R)",
+       lambda x: ((_f64(x["R"]) - _f64(x["R"]).mean(0)) / np.sqrt(_f64(x["R"]).var(0) + 1e-5)).astype(np.float32), "sum5"))
 add(ew("argmax", "a.argmax()", lambda x: np.int32(x["a"].argmax()), "exact"))
 add(ew("argmax_ax", "jnp.argmax(a, axis=1)", lambda x: np.argmax(x["a"], axis=1).astype(np.int32), "exact"))
 add(ew("argmin_ax0", "a.argmin(axis=0)", lambda x: x["a"].argmin(axis=0).astype(np.int32), "exact"))
@@ -935,6 +958,8 @@ def compare(out, ref, tol, x, host=False):
         return None if ok else f"not within 1e-6 relative: max rel diff {np.max(np.abs(out - ref64) / np.maximum(np.abs(ref64), 1e-300)):.3g}"
     if tol == "sum5":  # sums of a few float32 products: cancellation leaves ~1e-6 absolute error
         atol = 1e-5
+    if tol == "moments":  # variances: relative to the value itself, however far the mean is from 0
+        atol = 0
     if tol == "red":
         scale = max(float(np.nanmax(np.abs(v))) for v in x.values() if v.dtype.kind == "f")
         atol = 1e-5 * scale * scale * 16

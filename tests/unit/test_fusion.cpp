@@ -302,9 +302,10 @@ TEST_CASE("a reduction of a computed value fuses with its producer; reductions o
 
 TEST_CASE("reductions over leading dims fuse too: variance down the columns, any of a compare", "[fusion]") {
   // m = sum(a, 0) / n; v = sum((a - m)^2, 0) / n over f32[n, cols] (cols over one block of
-  // the column kernel, with a partial block); and any(a > 0.7, 0) as float.
-  for (int64_t cols : {3, 600}) {
-    const int64_t n = 37;
+  // the column kernel, with a partial block; the variance's tiled pass over one tile, and
+  // over several with a partial one); and any(a > 0.7, 0) as float.
+  for (auto [n, cols] : {std::pair<int64_t, int64_t>{37, 3}, {37, 600}, {300, 600}}) {
+    INFO("n " << n << " cols " << cols);
     ir::Function f;
     auto a = f.new_value(T(DType::F32, {n, cols}));
     f.params = {a};
@@ -337,6 +338,46 @@ TEST_CASE("reductions over leading dims fuse too: variance down the columns, any
       CHECK(got[0][c] == Approx(want[0][c]).epsilon(1e-5).margin(1e-7));
       CHECK(got[1][c] == want[1][c]);
     }
+  }
+}
+
+TEST_CASE("a variance over a sharded dim: its sums become one three-result fusion (spmd/moments)", "[fusion]") {
+  // Per device, as the partitioner emits jnp.var(a, 0) of rows sharded over 'dp':
+  // s = sum(a, 0); m = psum(s) / N; q = sum((a - m)^2, 0); psum(q) / N.
+  for (bool keepdims : {false, true}) {
+    const int64_t n = 64, cols = 24, total = 128;
+    ir::Function f;
+    auto a = f.new_value(T(DType::F32, {n, cols}));
+    f.params = {a};
+    ir::attr::Reduce red;
+    red.kind = ir::ReduceKind::Sum;
+    red.axes = {0};
+    ir::attr::AllReduce psum;
+    psum.axes = {"dp"};
+    auto mean = [&](ir::ValueId x) {
+      auto s = testing::op1(f, OpKind::Reduce, {x}, T(DType::F32, {cols}), red);
+      auto p = testing::op1(f, OpKind::AllReduce, {s}, T(DType::F32, {cols}), psum);
+      return ew(f, EwOp::Div, {p, broadcast(f, constant(f, DType::F32, float(total)), {cols}, {})});
+    };
+    auto m = mean(a);
+    auto spread = keepdims ? broadcast(f, testing::op1(f, OpKind::Reshape, {m}, T(DType::F32, {1, cols})), {n, cols}, {0, 1})
+                           : broadcast(f, m, {n, cols}, {1});
+    auto d = ew(f, EwOp::Sub, {a, spread});
+    f.results = {mean(ew(f, EwOp::Mul, {d, d}))};
+    auto g = fused(f);
+    INFO(ir::print(g));
+    int three = 0, top_reductions = 0;
+    for (const auto& o : g.ops) {
+      top_reductions += o.kind == OpKind::Reduce;
+      if (o.kind == OpKind::Fusion && o.results.size() == 3) {
+        ++three;
+        CHECK(o.operands == std::vector<ir::ValueId>{a});
+        CHECK(count(*o.regions[0], OpKind::Reduce) == 3);
+      }
+    }
+    CHECK(three == 1);
+    CHECK(top_reductions == 0);
+    CHECK(count(g, OpKind::AllReduce) == 2);
   }
 }
 
