@@ -148,9 +148,22 @@ void Partitioner::partition_op(const ir::Op& op) {
   // elementwise ops, reshards and sharding constraints. Any other op sees their sum, added up
   // once here for every later user (whose layout rules then never see unreduced axes).
   const bool takes_partial_sums = op.kind == OpKind::Elementwise || op.kind == OpKind::Reshard || op.kind == OpKind::ShardingConstraint;
+  // A loop carry typed unreduced enters the body as the partial sums it is (the body's carry
+  // has the same type), so accumulating partial sums in a loop costs no all-reduce per loop.
+  auto is_loop_carry = [&](size_t i) {
+    if (op.kind == OpKind::Scan) {
+      const auto& s = op.attr<ir::attr::Scan>();
+      return i >= static_cast<size_t>(s.num_consts) && i < static_cast<size_t>(s.num_consts + s.num_carry);
+    }
+    if (op.kind == OpKind::While) {
+      const auto& w = op.attr<ir::attr::While>();
+      return i >= static_cast<size_t>(w.cond_nconsts + w.body_nconsts);
+    }
+    return false;
+  };
   if (!takes_partial_sums)
-    for (auto v : op.operands)
-      if (!map_[v].layout.unreduced().empty()) {
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      if (const auto v = op.operands[i]; !map_[v].layout.unreduced().empty() && !is_loop_carry(i)) {
         const auto& t = gtype(v);
         PartitionSpec summed = map_[v].layout.with_unreduced({});
         map_[v] = {b_.reshard(map_[v].id, t.dtype(), t.shape(), map_[v].layout, summed, why(op)), summed};
