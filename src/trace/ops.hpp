@@ -120,6 +120,12 @@ ValueId sort(Trace& t, ValueId x, int64_t axis);
 std::vector<ValueId> sort_multi(Trace& t, const std::vector<ValueId>& xs, int64_t axis, int64_t num_keys);
 // jnp.argsort: the stable ascending order along `axis` (int32).
 ValueId argsort(Trace& t, ValueId x, int64_t axis);
+// lax.top_k: the k largest entries along the last axis, largest first, and their int32
+// indices (ties: the lower index first).
+struct TopK {
+  ValueId values, indices;
+};
+TopK top_k(Trace& t, ValueId x, int64_t k);
 
 // Shape ops.
 ValueId reshape(Trace& t, ValueId x, Shape new_sizes, const OptOutSharding& out_sharding = std::nullopt);

@@ -69,9 +69,10 @@ ValueId weibull_min(Trace& t, ValueId key, ValueId scale, ValueId concentration,
 ValueId rayleigh(Trace& t, ValueId key, ValueId scale, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
 // The norm of three standard normals (JAX's maxwell).
 ValueId maxwell(Trace& t, ValueId key, const Shape& shape, DType dtype, const OptOutSharding& out_sharding = std::nullopt);
-// Indices drawn from softmax(logits) along `axis` by the Gumbel-max trick (JAX's categorical
-// with replace=True): int32 of `shape`, by default logits.shape without `axis`.
-ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const std::optional<Shape>& shape, GumbelMode mode);
+// Indices drawn from softmax(logits) along `axis` (JAX's categorical): int32 of `shape`, by
+// default logits.shape without `axis`; with replacement by the Gumbel-max trick, without by
+// the Gumbel top-k trick.
+ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const std::optional<Shape>& shape, bool replace, GumbelMode mode);
 
 // A random permutation of 0..n-1 (int32), JAX's shuffle by sorting on random 32-bit keys.
 ValueId permutation_indices(Trace& t, ValueId key, int64_t n);

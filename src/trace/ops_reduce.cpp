@@ -124,6 +124,27 @@ ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x
   return t.emit(OpKind::Cumulative, {src}, rt, a);
 }
 
+// A stable sort by (value, -index), reversed: the largest first, and among equals the lower
+// index first.
+TopK top_k(Trace& t, ValueId x, int64_t k) {
+  const auto xt = t.type(x);
+  if (xt.rank() == 0) throw types::ShardingError("TypeError", "top_k operand must have >= 1 dimension, got ()");
+  const int64_t last = static_cast<int64_t>(xt.rank()) - 1;
+  const int64_t n = xt.shape()[static_cast<size_t>(last)];
+  if (k < 0 || k > n)
+    throw types::ShardingError("ValueError", fmt::format("k argument to top_k must be nonnegative and not larger than the last dimension "
+                                                         "of the operand, got k={} for operand shape {}", k, types::py_int_tuple(xt.shape())));
+  ValueId index = iota(t, DType::I32, xt.shape(), last, std::nullopt);
+  ValueId neg_index = unary(t, "neg", EwOp::Neg, index);
+  auto sorted = sort_multi(t, {x, neg_index, index}, last, 2);
+  Shape start(xt.rank(), 0), limit = xt.shape();
+  limit[static_cast<size_t>(last)] = k;
+  auto first_k = [&](ValueId v) { return slice(t, rev(t, v, {last}), start, limit, {}); };
+  ValueId values = first_k(sorted[0]);
+  ValueId indices = first_k(sorted[2]);
+  return {values, indices};
+}
+
 std::vector<ValueId> sort_multi(Trace& t, const std::vector<ValueId>& xs, int64_t axis, int64_t num_keys) {
   const auto xt = t.type(xs.at(0));
   int64_t ax = normalize_axis("sort", axis, xt.rank());

@@ -143,7 +143,7 @@ ValueId maxwell(Trace& t, ValueId key, const Shape& shape, DType dtype, const Op
   return un(t, "sqrt", EwOp::Sqrt, reduce(t, "sum", ir::ReduceKind::Sum, squares, {static_cast<int64_t>(shape.size())}, false));
 }
 
-ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const std::optional<Shape>& shape_arg, GumbelMode mode) {
+ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const std::optional<Shape>& shape_arg, bool replace, GumbelMode mode) {
   const auto lt = t.type(logits);
   const auto rank = static_cast<int64_t>(lt.rank());
   if (rank == 0) throw types::ShardingError("ValueError", "categorical: logits must have at least one dimension");
@@ -159,8 +159,22 @@ ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const s
                                                          "for shape argument {}.",
                                                          types::py_int_tuple(broadcast_shapes("categorical", {shape, batch})),
                                                          types::py_int_tuple(shape)));
-  // The Gumbel-max trick over the prefix dims the shape adds in front of the batch dims.
   const size_t n_prefix = shape.size() - batch.size();
+  if (!replace) {
+    // The Gumbel top-k trick: the k = prod(prefix) largest perturbed logits of each batch
+    // element are k draws without replacement; the k dim moves to the front.
+    int64_t k = 1;
+    for (size_t i = 0; i < n_prefix; ++i) k *= shape[i];
+    const int64_t n = lt.shape()[static_cast<size_t>(ax)];
+    if (k > n)
+      throw types::ShardingError("ValueError", fmt::format("Number of samples without replacement ({}) cannot exceed number of categories ({}).", k, n));
+    ValueId perturbed = sum(t, logits, gumbel(t, key, lt.shape(), lt.dtype(), mode));
+    ValueId indices = top_k(t, move_dim(t, perturbed, ax, rank - 1), k).indices;  // batch + (k,)
+    std::vector<int64_t> k_first{static_cast<int64_t>(batch.size())};
+    for (size_t i = 0; i < batch.size(); ++i) k_first.push_back(static_cast<int64_t>(i));
+    return reshape(t, transpose(t, indices, k_first), shape);
+  }
+  // The Gumbel-max trick over the prefix dims the shape adds in front of the batch dims.
   Shape draws(shape.begin(), shape.begin() + static_cast<long>(n_prefix));
   Shape rest(shape.begin() + static_cast<long>(n_prefix), shape.end());
   rest.insert(rest.begin() + ax, lt.shape()[static_cast<size_t>(ax)]);

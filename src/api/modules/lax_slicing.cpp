@@ -170,26 +170,14 @@ void add_slicing(ModuleObj& m) {
     return I.call(dynamic_update_slice, {x, p.get("update"), starts_at(xt.rank(), ax, p.get("start_index"))});
   });
   // top_k(operand, k): the k largest entries along the last axis, largest first, and their
-  // indices (ties: the lower index first). A stable sort by (value, -index), reversed.
+  // indices (ties: the lower index first).
   def_lax(m, "top_k", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "top_k", {"operand", "k"});
     Value x = lax_operand(I, p.get("operand"), "top_k", 0);
     const int64_t k = int_arg(I, p.get("k"), "k");
     auto outs = apply_multi(I, "top_k", {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      const auto xt = t.type(ids[0]);
-      if (xt.rank() == 0) throw types::ShardingError("TypeError", "top_k operand must have >= 1 dimension, got ()");
-      const int64_t last = static_cast<int64_t>(xt.rank()) - 1;
-      const int64_t n = xt.shape()[static_cast<size_t>(last)];
-      if (k < 0 || k > n)
-        throw types::ShardingError("ValueError", fmt::format("k argument to top_k must be nonnegative and not larger than the last dimension "
-                                                             "of the operand, got k={} for operand shape {}", k, types::py_int_tuple(xt.shape())));
-      ValueId index = trace::iota(t, DType::I32, xt.shape(), last, std::nullopt);
-      ValueId neg_index = trace::unary(t, "neg", EwOp::Neg, index);
-      auto sorted = trace::sort_multi(t, {ids[0], neg_index, index}, last, 2);
-      Shape start(xt.rank(), 0), limit = xt.shape();
-      limit[static_cast<size_t>(last)] = k;
-      auto first_k = [&](ValueId v) { return trace::slice(t, trace::rev(t, v, {last}), start, limit, {}); };
-      return std::vector<ValueId>{first_k(sorted[0]), first_k(sorted[2])};
+      auto r = trace::top_k(t, ids[0], k);
+      return std::vector<ValueId>{r.values, r.indices};
     });
     return interp::make_list(std::move(outs));
   });

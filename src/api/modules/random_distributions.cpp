@@ -61,8 +61,7 @@ Value r_categorical(Interp& I, CallArgs& a) {
   const int64_t axis = p.has("axis") ? int_arg(I, p.get("axis"), "axis") : -1;
   std::optional<Shape> shape;
   if (!is_none(p.get("shape"))) shape = random_shape(I, p.get("shape"), "categorical");
-  if (p.has("replace") && !I.truthy(p.get("replace")))
-    I.raise("NotImplementedError", "jax.random.categorical with replace=False (the Gumbel top-k trick) is not supported yet");
+  const bool replace = !p.has("replace") || I.truthy(p.get("replace"));
   if (!is_none(p.get("out_sharding")))
     I.raise("NotImplementedError", "jax.random.categorical with out_sharding= is not supported yet: reshard the result");
   auto mode = gumbel_mode(I, p.get("mode"));
@@ -71,7 +70,7 @@ Value r_categorical(Interp& I, CallArgs& a) {
   if (!types::is_float(type_of(logits).dtype()))
     I.raise("ValueError", fmt::format("dtype argument to `gumbel` must be a float dtype, got {}", types::dtype_name(type_of(logits).dtype())));
   return apply(I, "categorical", {k.data, logits}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one(random::categorical(t, ids[0], ids[1], axis, shape, mode));
+    return one(random::categorical(t, ids[0], ids[1], axis, shape, replace, mode));
   });
 }
 

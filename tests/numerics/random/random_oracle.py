@@ -73,6 +73,11 @@ def cases():
             cshape = tuple(shape) + (2,)
             out.append((f"categorical{tag}", f"jax.random.categorical({key}, jnp.array({logits}), shape={cshape})",
                         lambda k=k, sh=cshape, lg=logits: ref.categorical(k, np.array(eval(lg)), sh), "exact", cshape))
+        # Without replacement: k = 3 draws of 2 x 4 logits, and all 4 of one row of 4.
+        out.append((f"categorical_noreplace{s}", f"jax.random.categorical({key}, jnp.array({logits}), shape=(3, 2), replace=False)",
+                    lambda k=k, lg=logits: ref.categorical_without_replacement(k, np.array(eval(lg)), (3, 2)), "exact", None))
+        out.append((f"categorical_all{s}", f"jax.random.categorical({key}, jnp.array([0.5, 0.5, 0.5, 2.0]), shape=(4,), replace=False)",
+                    lambda k=k: ref.categorical_without_replacement(k, np.array([0.5, 0.5, 0.5, 2.0]), (4,)), "exact", None))
         for n in [1, 2, 10, 100, 2000]:
             out.append((f"perm{s}_{n}", f"jax.random.permutation(jax.random.key({s}), {n})", lambda k=k, n=n: ref.permutation(k, n), "exact", None))
         out.append((f"choice{s}", f"jax.random.choice(jax.random.key({s}), 50, (4, 5), replace=False)",

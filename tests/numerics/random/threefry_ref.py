@@ -198,3 +198,13 @@ def categorical(key, logits, shape):
     prefix = tuple(shape[:len(shape) - (logits.ndim - 1)])
     g = gumbel(key, prefix + logits.shape)
     return np.argmax(g + logits, axis=-1).astype(np.int32)
+
+
+def categorical_without_replacement(key, logits, shape):
+    """The Gumbel top-k trick over the last axis: shape = prefix + logits.shape[:-1]."""
+    logits = np.asarray(logits, F32)
+    batch = logits.shape[:-1]
+    k = int(np.prod(shape[:len(shape) - len(batch)], dtype=np.int64))
+    perturbed = logits + gumbel(key, logits.shape)
+    order = np.argsort(-perturbed, axis=-1, kind="stable")[..., :k]  # largest first, ties by index
+    return np.moveaxis(order, -1, 0).reshape(shape).astype(np.int32)
