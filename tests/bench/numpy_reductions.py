@@ -43,6 +43,9 @@ for axis, tag in ((-1, "last"), (0, "first")):
         (f"cumsum_{tag}", lambda a, axis=axis: a.cumsum(axis)),
     ]
 
+kernels.append(("std_first", lambda a: a.std(0)))
+kernels += [("sum_first_1dev", lambda a: a.sum(0)), ("var_first_1dev", lambda a: a.var(0)), ("std_first_1dev", lambda a: a.std(0))]
+
 a = np.linspace(-1.0, 1.0, 4096 * 4096, dtype=np.float32).reshape(4096, 4096)
 for name, fn in kernels:
     fn(a)

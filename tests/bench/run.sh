@@ -7,6 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../../build}
 shard=$build/src/shard
 py=/usr/bin/python3  # Debian's python3 has numpy
+# OpenBLAS's core-type overrides (the environment's OPENBLAS_CORETYPE=Haswell) slow GEMM down:
+# every side runs without them, so shard and numpy use the same OpenBLAS kernels.
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+echo "shard $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%d), $(nproc) cores"
 
 # side_by_side SHARD_PROGRAM NUMPY_PROGRAM: pairs their "name seconds" lines in order. The
 # two run one after the other, so neither competes with the other for the 2 cores.
@@ -31,10 +35,9 @@ echo "== control flow (compiled loops; numpy runs the same loops in Python; fori
 side_by_side "$here/control_flow.shard" "$here/numpy_control_flow.py"
 
 echo "== reductions and data movement (4096x4096 float32, rows sharded over 2 devices; jit, best of 5)"
-# OpenBLAS's core-type overrides are unset for both sides (they slow numpy's kernels down).
-red_s=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$shard" "$here/reductions.shard")
-red_n=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/numpy_reductions.py")
-red_t=$("$py" -c "import torch" 2>/dev/null && env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" "$here/torch_reductions.py" || true)
+red_s=$("$shard" "$here/reductions.shard")
+red_n=$("$py" "$here/numpy_reductions.py")
+red_t=$("$py" -c "import torch" 2>/dev/null && "$py" "$here/torch_reductions.py" || true)
 paste <(echo "$red_s") <(echo "$red_n") | while read -r name s _ n; do
   t=$(echo "$red_t" | awk -v k="$name" '$1 == k { print $2 }')
   awk -v name="$name" -v s="$s" -v n="$n" -v t="$t" 'BEGIN {
