@@ -18,7 +18,8 @@
 #    ../shard-sanitize-build/tsan) with the embedding programs (libshard: Interpreters on
 #    several threads) and a Catch2 binary of the device-runtime tests only (runtime/ and
 #    tests/unit/test_{runtime,collectives,processes}.cpp: device threads, rendezvous,
-#    collectives), compiled here against the TSan build's libshard_runtime.a.
+#    collectives), compiled here against the TSan build's libshard_runtime.a; then the goldens
+#    with the TSan build's shard (races in whole programs; clang's output against gcc's).
 # 3. A summary: each stage's verdict, counts and wall time. Exit status 0 when every stage
 #    passed (skipped stages do not fail the run).
 #
@@ -331,6 +332,22 @@ tsan_stages() {
   build_stage "TSan build (libshard, embedding)" "$TSAN_DIR" "$logs/tsan-build.log" \
     examples/embed/embed_example tests/embed_threads_stress || return
   embed_stage "TSan embedding (threads stress)" "$TSAN_DIR" "$logs/tsan-embed.log"
+
+  # The goldens under TSan: races between device threads in whole programs, and a clang build's
+  # output against the goldens, which gcc's build snapshots (a jaxpr whose op order hangs on
+  # C++ argument evaluation order differs between the two; docs/architecture.md).
+  build_stage "TSan build (shard)" "$TSAN_DIR" "$logs/tsan-build-shard.log" src/shard || return
+  log="$logs/tsan-goldens.log"
+  t0=$(now)
+  TSAN_OPTIONS="${TSAN_OPTIONS/halt_on_error=1/halt_on_error=0}" \
+    nice -n 10 "$TSAN_DIR/src/shard" test -j "$JOBS" --timeout "$GOLDEN_TIMEOUT" tests/golden examples > "$log" 2>&1
+  local pf p f races
+  pf=$(passed_failed "$log")
+  read -r p f <<< "${pf:-0 1}"
+  races=$(grep -c 'WARNING: ThreadSanitizer' "$log")
+  grep -E '^FAIL ' "$log" | head -n 20
+  record "TSan goldens (clang build)" "$([ "$f" -eq 0 ] && [ "$races" -eq 0 ] && echo pass || echo fail)" \
+    "$p passed, $f failed, $races race reports; $log" $(($(now) - t0))
 }
 
 start=$(now)
