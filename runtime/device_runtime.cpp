@@ -107,7 +107,11 @@ void DeviceRuntime::launch(const std::vector<int>& devices, const std::function<
         err = std::current_exception();
       }
       g_running[d].store(false, std::memory_order_release);
-      latch.done(slot, err);
+      // Moved, not copied: the device thread keeps no reference, so the host, which rethrows
+      // the error, frees it after reading it. A copy released here could be the last one and
+      // free the error while the host reads it under an ordering only libstdc++'s (atomic,
+      // uninstrumented) reference count gives: TSan's report in shard_map/skipped_collective.
+      latch.done(slot, std::move(err));
     });
   }
   latch.wait();

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "runtime/device_buffer.hpp"
@@ -39,6 +41,32 @@ TEST_CASE("launch rethrows a device's error after all devices return", "[runtime
                       "device 2 failed");
   CHECK(finished == 3);
   CHECK_THROWS_AS(rt.launch({9}, [](int) {}), std::out_of_range);
+}
+
+namespace {
+// An error that records which thread destroyed it (the last owner of its exception_ptr).
+struct TracedError : std::runtime_error {
+  std::atomic<int>* freed_on_device;
+  TracedError(const char* what, std::atomic<int>* counter) : std::runtime_error(what), freed_on_device(counter) {}
+  TracedError(const TracedError&) = default;
+  ~TracedError() override {
+    if (DeviceRuntime::current_device() >= 0) ++*freed_on_device;
+  }
+};
+}  // namespace
+
+TEST_CASE("a device's error is handed to the host whole: the host frees it, after reading it", "[runtime]") {
+  DeviceRuntime rt(4);
+  std::atomic<int> freed_on_device{0};
+  for (int round = 0; round < 300; ++round) {
+    try {
+      rt.launch({0, 1, 2, 3}, [&](int d) { throw TracedError(d == 0 ? "device 0 failed" : "another device failed", &freed_on_device); });
+      FAIL("launch did not rethrow");
+    } catch (const TracedError& e) {
+      REQUIRE(std::string(e.what()) == "device 0 failed");  // the first device in launch order
+    }
+  }
+  CHECK(freed_on_device == 0);
 }
 
 TEST_CASE("rendezvous: all-reduce through published pointers, reused across rounds", "[runtime]") {
