@@ -122,9 +122,11 @@ const std::vector<UnaryComposite>& unary_composites() {
          // uint16 (shard has no int16) at or above 0x8000.
          if (d == DType::F32 || d == DType::F64) {
            const DType as_int = d == DType::F32 ? DType::I32 : DType::I64;
-           return bin(t, EwOp::Lt, bitcast_convert(t, x, as_int), scalar_constant(t, 0, {as_int, false}));
+           ValueId bits = bitcast_convert(t, x, as_int);
+           return bin(t, EwOp::Lt, bits, scalar_constant(t, 0, {as_int, false}));
          }
-         return bin(t, EwOp::Ge, bitcast_convert(t, x, DType::U16), scalar_constant(t, 0x8000, {DType::U16, false}));
+         ValueId bits = bitcast_convert(t, x, DType::U16);
+         return bin(t, EwOp::Ge, bits, scalar_constant(t, 0x8000, {DType::U16, false}));
        }},
       {"copy", identity},  // values are immutable: the same value is a copy
       {"isposinf", [](Trace& t, ValueId x) { return infinity_test(t, x, 1); }},

@@ -28,7 +28,9 @@ Finfo finfo(DType d) {
 }
 
 ValueId uniform_between(Trace& t, ValueId key, const Shape& shape, DType d, double lo, double hi, const OptOutSharding& out) {
-  return uniform(t, key, shape, d, c(t, lo, d), c(t, hi, d), out);
+  ValueId minval = c(t, lo, d);
+  ValueId maxval = c(t, hi, d);
+  return uniform(t, key, shape, d, minval, maxval, out);
 }
 
 ValueId sum(Trace& t, ValueId a, ValueId b) { return binary(t, "add", EwOp::Add, a, b); }
@@ -75,7 +77,9 @@ ValueId gumbel(Trace& t, ValueId key, const Shape& shape, DType dtype, GumbelMod
   lim[0] = 2;
   ValueId low = reshape(t, slice(t, both, start, lim, strides), shape);
   const double floor = std::max(std::ldexp(1.0, -(2 * f.nmant + 1)), f.tiny);
-  ValueId refined = sum(t, sum(t, high, bin(t, "mul", EwOp::Mul, c(t, std::ldexp(1.0, -f.nmant), dtype), low)), c(t, floor, dtype));
+  ValueId low_scaled = bin(t, "mul", EwOp::Mul, c(t, std::ldexp(1.0, -f.nmant), dtype), low);
+  ValueId fine = sum(t, high, low_scaled);
+  ValueId refined = sum(t, fine, c(t, floor, dtype));
   ValueId upper_half = bin(t, "ge", EwOp::Ge, high, c(t, 0.5, dtype));
   ValueId x = where(t, upper_half, high, refined);
   return un(t, "neg", EwOp::Neg, un(t, "log", EwOp::Log, un(t, "neg", EwOp::Neg, un(t, "log1p", EwOp::Log1p, un(t, "neg", EwOp::Neg, x)))));
@@ -109,7 +113,8 @@ ValueId rademacher(Trace& t, ValueId key, const Shape& shape, DType dtype, const
 }
 
 ValueId lognormal(Trace& t, ValueId key, ValueId sigma, const Shape& shape, DType dtype, const OptOutSharding& out) {
-  ValueId scaled = bin(t, "mul", EwOp::Mul, normal(t, key, shape, dtype, out), convert(t, sigma, {dtype, false}));
+  ValueId z = normal(t, key, shape, dtype, out);
+  ValueId scaled = bin(t, "mul", EwOp::Mul, z, convert(t, sigma, {dtype, false}));
   return un(t, "exp", EwOp::Exp, scaled);
 }
 
@@ -121,7 +126,8 @@ ValueId pareto(Trace& t, ValueId key, ValueId b, const Shape& shape, DType dtype
 ValueId weibull_min(Trace& t, ValueId key, ValueId scale, ValueId concentration, const Shape& shape, DType dtype,
                     const OptOutSharding& out) {
   ValueId e = neg_log1p_neg(t, uniform_between(t, key, shape, dtype, 0.0, 1.0, out));  // the inverse CDF
-  ValueId inv_k = bin(t, "div", EwOp::Div, c(t, 1.0, dtype), convert(t, concentration, {dtype, false}));
+  ValueId one = c(t, 1.0, dtype);
+  ValueId inv_k = bin(t, "div", EwOp::Div, one, convert(t, concentration, {dtype, false}));
   ValueId powered = bin(t, "pow", EwOp::Pow, e, inv_k);
   return bin(t, "mul", EwOp::Mul, powered, convert(t, scale, {dtype, false}));
 }
