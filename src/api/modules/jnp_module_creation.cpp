@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "api/modules/jnp_module.hpp"
+#include "api/out_mesh_scope.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "exec/run_global.hpp"
@@ -22,26 +23,6 @@ using sharding::OptOutSharding;
 
 namespace {
 
-// A concrete NamedSharding's mesh becomes the context mesh for the op when none is in
-// context, so the rule accepts it and the result is placed on its devices.
-struct MeshScope {
-  bool pushed = false;
-  explicit MeshScope(const OptOutSharding& s) {
-    if (!s) return;
-    auto* ns = std::get_if<types::NamedSharding>(&*s);
-    auto& ctx = trace::MeshContext::get();
-    if (ns && ns->is_concrete() && !ctx.concrete()) {
-      ctx.push(ns->mesh());
-      pushed = true;
-    }
-  }
-  ~MeshScope() {
-    if (pushed) trace::MeshContext::get().pop();
-  }
-  MeshScope(const MeshScope&) = delete;
-  MeshScope& operator=(const MeshScope&) = delete;
-};
-
 // out_sharding= or device= (JAX accepts a Sharding as device=).
 OptOutSharding placement(Interp& I, const ArgParser& p) {
   OptOutSharding s;
@@ -55,7 +36,7 @@ OptOutSharding placement(Interp& I, const ArgParser& p) {
 
 Value create(Interp& I, const std::string& name, const OptOutSharding& out,
              const std::function<ValueId(Trace&)>& body) {
-  MeshScope scope(out);
+  OutMeshScope scope(out);
   return apply(I, name, {}, [&](Trace& t, const std::vector<ValueId>&) { return std::vector<ValueId>{body(t)}; });
 }
 
@@ -81,7 +62,7 @@ Value full_impl(Interp& I, const std::string& name, const Shape& shape, const Va
                 const OptOutSharding& out) {
   DTypeW dt = fill_dtype(I, fill, dtype);
   if (is_array_like(fill)) {
-    MeshScope scope(out);
+    OutMeshScope scope(out);
     return apply(I, name, {fill}, [&](Trace& t, const std::vector<ValueId>& ids) {
       return std::vector<ValueId>{trace::broadcast_to(t, trace::convert(t, ids[0], dt), shape, out)};
     });
@@ -115,7 +96,7 @@ Value like_impl(Interp& I, CallArgs& a, const char* name, std::optional<double> 
   if (!value && is_array_like(fill)) return full_impl(I, name, shape ? *shape : xt.shape(), fill, d, out);
   double fv = value ? *value : float_arg(I, fill, "fill_value");
   const bool weak = !dt && xt.weak_type();
-  MeshScope scope(out);
+  OutMeshScope scope(out);
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
     return std::vector<ValueId>{trace::full_like(t, name, ids[0], fv, {d, weak}, shape, out)};
   });

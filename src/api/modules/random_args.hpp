@@ -1,12 +1,11 @@
 // What jax.random's binding files share (random_module.cpp, random_distributions.cpp):
-// reading key arguments, shapes and sampler dtypes as JAX checks them, and the mesh scope
-// of an out_sharding=NamedSharding given outside any mesh.
+// reading key arguments, shapes and sampler dtypes as JAX checks them.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "api/op_args.hpp"
-#include "trace/trace.hpp"
+#include "api/out_mesh_scope.hpp"
 
 namespace shard::api::random_args {
 
@@ -23,25 +22,6 @@ Shape random_shape(Interp& I, const Value& v, const std::string& fname);
 DType float_dtype(Interp& I, const Value& v, const std::string& fname);
 
 inline std::vector<ValueId> one(ValueId v) { return {v}; }
-
-// out_sharding=NamedSharding(mesh, ...) with no mesh in context: the sharding's mesh is the
-// context for the op (as jnp's creation functions do), so the rule accepts it.
-struct OutMeshScope {
-  bool pushed = false;
-  explicit OutMeshScope(const sharding::OptOutSharding& s) {
-    auto* ns = s ? std::get_if<types::NamedSharding>(&*s) : nullptr;
-    auto& ctx = trace::MeshContext::get();
-    if (ns && ns->is_concrete() && !ctx.concrete()) {
-      ctx.push(ns->mesh());
-      pushed = true;
-    }
-  }
-  ~OutMeshScope() {
-    if (pushed) trace::MeshContext::get().pop();
-  }
-  OutMeshScope(const OutMeshScope&) = delete;
-  OutMeshScope& operator=(const OutMeshScope&) = delete;
-};
 
 }  // namespace shard::api::random_args
 
