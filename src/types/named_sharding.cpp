@@ -67,28 +67,20 @@ void check_pspec(const AbstractMesh& mesh, const PartitionSpec& spec,
           spec.repr(), py_str_tuple(entry), types));
     }
   }
-  for (const auto& u : spec.unreduced()) {
-    if (!mesh.has_axis(u))
-      throw_value_error(fmt::format("Unreduced axes {} is not found in mesh.axis_names={}. Got "
-                                    "pspec={}",
-                                    u, py_str_tuple(mesh.axis_names()), spec.repr()));
-    if (mesh.axis_type(u) != AxisType::Explicit)
-      throw_value_error(fmt::format(
-          "Unreduced axes can only refer to mesh axes that is of type `Explicit`. Got "
-          "unreduced axes: {} and mesh: {}",
-          frozenset_repr(spec.unreduced()), mesh_repr));
-  }
-  for (const auto& r : spec.reduced()) {
-    if (!mesh.has_axis(r))
-      throw_value_error(fmt::format("Reduced axes {} is not found in mesh.axis_names={}. Got "
-                                    "pspec={}",
-                                    r, py_str_tuple(mesh.axis_names()), spec.repr()));
-    if (mesh.axis_type(r) != AxisType::Explicit)
-      throw_value_error(fmt::format(
-          "Reduced axes can only refer to mesh axes that is of type `Explicit`. Got "
-          "reduced axes: {} and mesh: {}",
-          frozenset_repr(spec.reduced()), mesh_repr));
-  }
+  // JAX checks the unreduced and the reduced axes alike, naming which set: "Unreduced axes
+  // ..." / "Reduced axes ...".
+  auto check_axis_set = [&](const std::vector<std::string>& names, const char* Name, const char* name) {
+    for (const auto& a : names) {
+      if (!mesh.has_axis(a))
+        throw_value_error(fmt::format("{} axes {} is not found in mesh.axis_names={}. Got pspec={}", Name, a,
+                                      py_str_tuple(mesh.axis_names()), spec.repr()));
+      if (mesh.axis_type(a) != AxisType::Explicit)
+        throw_value_error(fmt::format("{} axes can only refer to mesh axes that is of type `Explicit`. Got {} axes: {} and mesh: {}",
+                                      Name, name, frozenset_repr(names), mesh_repr));
+    }
+  };
+  check_axis_set(spec.unreduced(), "Unreduced", "unreduced");
+  check_axis_set(spec.reduced(), "Reduced", "reduced");
 }
 
 NamedSharding::NamedSharding(Mesh mesh, PartitionSpec spec,
