@@ -258,6 +258,7 @@ const char* invalid_target_name(const ast::Expr& e) {
     case ExprKind::Call: return "function call";
     case ExprKind::Int:
     case ExprKind::Float:
+    case ExprKind::Imag:
     case ExprKind::Str:
     case ExprKind::EllipsisLit: return "literal";
     case ExprKind::Bool: return e.bool_value ? "True" : "False";

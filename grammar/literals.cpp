@@ -283,9 +283,10 @@ ExprP parse_number_literal(ParseState& st, const char*& p, const char* last) {
   const ast::Loc loc = st.loc(s);
   p = ns.end;
   const char last_char = static_cast<char>(digits.back() | 0x20);
-  if (last_char == 'j') fail(st, s, "complex numbers are not supported by shard");
+  const bool imag = last_char == 'j';  // 2.5j: an imaginary literal
+  if (imag) digits.pop_back();
   const bool prefixed = digits.size() > 1 && digits[0] == '0' && std::strchr("xob", digits[1] | 0x20);
-  if (!prefixed && digits.find_first_of(".eE") != std::string::npos) {
+  if (imag || (!prefixed && digits.find_first_of(".eE") != std::string::npos)) {
     double v = 0;
     auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
     if (r.ec == std::errc::result_out_of_range) {
@@ -293,7 +294,7 @@ ExprP parse_number_literal(ParseState& st, const char*& p, const char* last) {
       const size_t e = digits.find_first_of("eE");
       v = (e != std::string::npos && digits[e + 1] == '-') ? 0.0 : HUGE_VAL;
     }
-    auto e = ast::make_expr(ExprKind::Float, loc);
+    auto e = ast::make_expr(imag ? ExprKind::Imag : ExprKind::Float, loc);
     e->float_value = v;
     return e;
   }

@@ -115,6 +115,11 @@ class Dumper {
         out += " " + f;
         break;
       }
+      case ExprKind::Imag: {
+        std::string f = fmt::format("{}", e->float_value);
+        out += " " + f + "j";
+        break;
+      }
       case ExprKind::Str: out += " " + quoted(e->str_value); break;
       case ExprKind::Bool: out += e->bool_value ? " True" : " False"; break;
       case ExprKind::BinOp: out += fmt::format(" {}", binop_symbol(e->binop)); break;

@@ -56,7 +56,8 @@ using Body = std::vector<StmtP>;
   X(GeneratorExp)/* a = element, comps (a lazy generator) */                      \
   X(NamedExpr)   /* a = target (Name), b = value  (walrus :=) */                  \
   X(Yield)       /* a = value (may be null) */                                    \
-  X(YieldFrom)   /* a = the iterable delegated to */
+  X(YieldFrom)   /* a = the iterable delegated to */                            \
+  X(Imag)        /* float_value: an imaginary literal (2.5j is 2.5) */
 
 enum class ExprKind : uint8_t {
 #define X(n) n,

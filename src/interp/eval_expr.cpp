@@ -224,7 +224,9 @@ __attribute__((noinline)) Value Interp::Impl::eval_call_general(const Expr& e, F
 // ---------------------------------------------------------------- eval
 
 __attribute__((noinline)) Value Interp::Impl::make_const(const Expr& e) {
-  Value v = e.kind == ExprKind::Float ? make_float(e.float_value) : make_str(e.str_value);
+  Value v = e.kind == ExprKind::Float ? make_float(e.float_value)
+            : e.kind == ExprKind::Imag ? make_complex(0.0, e.float_value)
+                                       : make_str(e.str_value);
   consts.push_back(v);
   const_cast<Expr&>(e).int_value = int64_t(consts.size());
   return v;
@@ -337,6 +339,7 @@ Value Interp::Impl::eval(const Expr& e, Frame& f) {
     case ExprKind::Int:
       return make_int(e.int_value);
     case ExprKind::Float:
+    case ExprKind::Imag:
     case ExprKind::Str:
       // Literals are immutable: each node makes its value once (int_value = slot + 1).
       if (e.int_value > 0 && size_t(e.int_value) <= consts.size()) return consts[size_t(e.int_value - 1)];

@@ -28,6 +28,7 @@ enum class ObjKind : uint8_t {
   Range, Slice, Function, Builtin, BoundMethod, Class, Instance, Module, Iterator, Cell,
   Property, StaticMethod, ClassMethod, Super,
   Native,  // anything defined outside src/interp (arrays, meshes, ...): subclass NativeObj
+  Complex,
 };
 
 // The cycle collector (gc.cpp) keeps a registry of the objects that can hold references
@@ -104,6 +105,10 @@ struct NoneObj : Object { using Object::Object; };
 struct BoolObj : Object { bool v; BoolObj(ClassP c, bool b) : Object(ObjKind::Bool, std::move(c)), v(b) {} };
 struct IntObj : Object { int64_t v; IntObj(ClassP c, int64_t x) : Object(ObjKind::Int, std::move(c)), v(x) {} };
 struct FloatObj : Object { double v; FloatObj(ClassP c, double x) : Object(ObjKind::Float, std::move(c)), v(x) {} };
+struct ComplexObj : Object {
+  double re, im;
+  ComplexObj(ClassP c, double r, double i) : Object(ObjKind::Complex, std::move(c)), re(r), im(i) {}
+};
 struct StrObj : Object { std::string v; StrObj(ClassP c, std::string s) : Object(ObjKind::Str, std::move(c)), v(std::move(s)) {} };
 // True when one of `xs` is tracked. A tuple of untracked values (numbers, strings, arrays)
 // can never be part of a cycle, so it is not tracked (as CPython untracks such tuples).
@@ -260,6 +265,7 @@ struct BuiltinTypes {
       dict, set, frozenset, range, slice, function, builtin_function, method, module, iterator,
       cell, property, staticmethod, classmethod, super_;
   ClassP base_exception, exception;  // the rest of the hierarchy is in builtins by name
+  ClassP complex;
 };
 BuiltinTypes& T();
 
@@ -270,6 +276,7 @@ Value ellipsis();
 Value make_bool(bool b);
 Value make_int(int64_t v);
 Value make_float(double v);
+Value make_complex(double re, double im);
 Value make_str(std::string s);
 Value make_tuple(std::vector<Value> items);
 Value make_list(std::vector<Value> items);

@@ -12,6 +12,7 @@ void init_builtins_module(Interp& I, ModuleObj& m) {
   auto& t = T();
   std::pair<const char*, ClassP> classes[] = {
       {"object", t.object}, {"type", t.type}, {"int", t.int_}, {"bool", t.bool_}, {"float", t.float_},
+      {"complex", t.complex},
       {"str", t.str}, {"tuple", t.tuple}, {"list", t.list}, {"dict", t.dict}, {"set", t.set},
       {"frozenset", t.frozenset}, {"range", t.range}, {"slice", t.slice}, {"property", t.property},
       {"staticmethod", t.staticmethod}, {"classmethod", t.classmethod}, {"super", t.super_},
@@ -51,6 +52,7 @@ void register_host_modules() {
   if (done) return;
   done = true;
   bi::register_math_module();
+  bi::register_cmath_module();
   bi::register_functools_module();
   bi::register_sys_os_time_modules();
   bi::register_collections_module();

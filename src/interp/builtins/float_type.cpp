@@ -66,7 +66,9 @@ void def_arith(const ClassP& c) {
       if (!y) return not_implemented();
       if (a.args.size() == 3 && a.args[2]->kind != ObjKind::None)
         I.raise("TypeError", "pow() 3rd argument not allowed unless all arguments are integers");
-      return make_float(reflected ? float_pow(I, *y, x) : float_pow(I, x, *y));
+      double base = reflected ? *y : x, exponent = reflected ? x : *y;
+      if (Value z = float_pow_complex(I, base, exponent)) return z;
+      return make_float(float_pow(I, base, exponent));
     });
   }
 }

@@ -47,6 +47,13 @@ std::string format_float(double v, std::string_view spec, std::string_view type_
 std::string format_float(double v, const FormatSpec& s, std::string_view type_name = "float");
 std::string format_str(std::string_view v, std::string_view spec, std::string_view type_name = "str");
 
+// repr(complex) / str(complex): "(1+2j)", "2j" (no parentheses when the real part is +0),
+// each part with repr's digits and no ".0" (complex_repr in Objects/complexobject.c).
+std::string complex_repr(double re, double im);
+// format(complex, spec): float presentation types e E f F g G n (or none), applied to both
+// parts, the imaginary one always signed; no '0' padding and no '=' alignment.
+std::string format_complex(double re, double im, std::string_view spec, std::string_view type_name = "complex");
+
 // Pads `body` (already converted) to the spec's width with fill/align; `len` in code points.
 std::string pad_to_width(std::string_view body, const FormatSpec& s, char default_align);
 

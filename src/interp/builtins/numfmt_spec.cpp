@@ -2,6 +2,7 @@
 // (Objects/unicodeobject.c), reproducing CPython's layout and error messages.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -247,6 +248,70 @@ std::string format_float(double v, const FormatSpec& s, std::string_view type_na
 
 std::string format_float(double v, std::string_view spec, std::string_view type_name) {
   return format_float(v, parse_format_spec(spec, type_name, '>'), type_name);
+}
+
+namespace {
+// One part of a complex number laid out without padding (format_complex_internal's
+// calc_number_widths with fill and width turned off).
+std::string complex_part(const std::string& buf, const FormatSpec& s) {
+  char sign_char = 0;
+  std::string_view body(buf);
+  if (!body.empty() && body[0] == '-') {
+    sign_char = '-';
+    body.remove_prefix(1);
+  }
+  size_t nd = 0;
+  while (nd < body.size() && body[nd] >= '0' && body[nd] <= '9') ++nd;
+  bool has_decimal = nd < body.size() && body[nd] == '.';
+  std::string_view rem = body.substr(nd + (has_decimal ? 1 : 0));
+  return layout_number(s, sign_char, "", body.substr(0, nd), has_decimal, rem, 3);
+}
+}  // namespace
+
+std::string complex_repr(double re, double im) {
+  if (re == 0.0 && !std::signbit(re)) return double_to_string(im, 'r', 0, false, false) + "j";
+  std::string i = double_to_string(im, 'r', 0, false, false);
+  if (i[0] != '-') i.insert(0, "+");  // a NaN's sign is never shown
+  return "(" + double_to_string(re, 'r', 0, false, false) + i + "j)";
+}
+
+std::string format_complex(double re, double im, std::string_view spec, std::string_view type_name) {
+  FormatSpec s = parse_format_spec(spec, type_name, '>');
+  char type = s.type;
+  check_grouping(s, type);
+  switch (type) {
+    case 0: case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'n': break;
+    default: unknown_code(type, type_name);
+  }
+  if (s.fill == "0") value_error("Zero padding is not allowed in complex format specifier");
+  if (s.align == '=') value_error("'=' alignment flag is not allowed in complex format specifier");
+  if (s.precision > INT_MAX) value_error("precision too big");
+  if (s.precision > kMaxWidth) throw FormatError{"MemoryError", ""};
+  int precision = int(s.precision);
+  int default_precision = 6;
+  bool skip_re = false, add_parens = false;
+  if (type == 0) {
+    type = 'r';
+    default_precision = 0;
+    if (re == 0.0 && !std::signbit(re)) skip_re = true;
+    else add_parens = true;
+  }
+  if (type == 'n') type = 'g';
+  if (precision < 0) precision = default_precision;
+  else if (type == 'r') type = 'g';
+  FormatSpec part = s;
+  part.fill = " ";
+  part.align = '<';
+  part.width = -1;
+  std::string body = add_parens ? "(" : "";
+  if (!skip_re) {
+    body += complex_part(double_to_string(re, type, precision, s.alt, false, s.no_neg_0), part);
+    part.sign = '+';
+  }
+  body += complex_part(double_to_string(im, type, precision, s.alt, false, s.no_neg_0), part);
+  body += 'j';
+  if (add_parens) body += ')';
+  return pad_to_width(body, s, '>');
 }
 
 std::string format_int(int64_t v, const FormatSpec& s0, std::string_view type_name) {

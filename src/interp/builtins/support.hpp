@@ -169,6 +169,7 @@ void stable_sort(Interp& I, std::vector<Value>& v, const std::vector<Value>* key
 // Initialisers for each group of types (called from init_builtin_types).
 void init_object_types();
 void init_number_types();
+void init_complex_type();
 void init_str_type();
 void init_sequence_types();
 void init_dict_types();
@@ -182,6 +183,7 @@ void add_iter_functions(Interp& I, ModuleObj& m);
 void add_numeric_functions(Interp& I, ModuleObj& m);
 // Host modules.
 void register_math_module();
+void register_cmath_module();
 void register_functools_module();
 void register_sys_os_time_modules();
 void register_collections_module();
@@ -204,6 +206,9 @@ bool union_members(const Value& spec, std::vector<Value>& out);
 // Shared native implementations used by several files.
 Value int_new(Interp& I, const ClassP& cls, CallArgs& a);
 Value float_new(Interp& I, const ClassP& cls, CallArgs& a);
+Value complex_new(Interp& I, const ClassP& cls, CallArgs& a);
+// x ** y as a complex when a negative float has a fractional power (null otherwise).
+Value float_pow_complex(Interp& I, double x, double y);
 Value str_format_method(Interp& I, const std::string& fmt, CallArgs& a, size_t first);
 Value percent_format(Interp& I, const std::string& fmt, const Value& args);
 std::string format_value(Interp& I, const Value& v, const std::string& spec);

@@ -55,6 +55,7 @@ void init_builtin_types() {
   t.int_ = mk("int", nullptr, ObjKind::Int);
   t.bool_ = mk("bool", t.int_, ObjKind::Bool);
   t.float_ = mk("float", nullptr, ObjKind::Float);
+  t.complex = mk("complex", nullptr, ObjKind::Complex);
   t.str = mk("str", nullptr, ObjKind::Str);
   t.tuple = mk("tuple", nullptr, ObjKind::Tuple);
   t.list = mk("list", nullptr, ObjKind::List);
@@ -79,6 +80,7 @@ void init_builtin_types() {
 
   bi::init_object_types();
   bi::init_number_types();
+  bi::init_complex_type();
   bi::init_str_type();
   bi::init_sequence_types();
   bi::init_dict_types();
@@ -105,6 +107,7 @@ Value make_int(int64_t v) {
 }
 
 Value make_float(double v) { return std::make_shared<FloatObj>(T().float_, v); }
+Value make_complex(double re, double im) { return std::make_shared<ComplexObj>(T().complex, re, im); }
 
 Value make_str(std::string s) {
   if (s.empty() && g_empty_str) return g_empty_str;
