@@ -171,6 +171,13 @@ Value builtin_sum(Interp& I, CallArgs& a) {
 }
 
 // min/max: one iterable (with default=) or several positional arguments; key=.
+bool gt_for_max(Interp& I, const Value& x, const Value& y) {
+  auto num = [](ObjKind k) { return k == ObjKind::Int || k == ObjKind::Float || k == ObjKind::Bool; };
+  const ObjKind kx = x->kind, ky = y->kind;
+  if ((kx == ObjKind::Str && ky == ObjKind::Str) || (num(kx) && num(ky))) return lt_fast(I, y, x);
+  return I.truthy(I.compare(ast::CmpOpKind::Gt, x, y));
+}
+
 Value min_max(Interp& I, CallArgs& a, bool is_max) {
   const char* name = is_max ? "max" : "min";
   Value key, dflt;
@@ -197,7 +204,8 @@ Value min_max(Interp& I, CallArgs& a, bool is_max) {
   Value best_key = key ? I.call(key, std::vector<Value>{best}) : best;
   for (size_t i = 1; i < items.size(); ++i) {
     Value k = key ? I.call(key, std::vector<Value>{items[i]}) : items[i];
-    bool better = is_max ? lt_fast(I, best_key, k) : lt_fast(I, k, best_key);
+    // CPython asks item > best for max (so its TypeError names '>') and item < best for min.
+    bool better = is_max ? gt_for_max(I, k, best_key) : lt_fast(I, k, best_key);
     if (better) {
       best = items[i];
       best_key = k;
