@@ -153,6 +153,64 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
       if (dx) throw types::ShardingError("ValueError", "polygamma gradient with respect to m is not supported");
       dy = scale(t, a.dx[1], [&] { return bin(t, EwOp::Polygamma, add(t, x, c(1)), a.x[1]); });
       break;
+    // The special functions: JAX's lax rules (lax/special.py) and jax.scipy.special's custom JVPs.
+    case EwOp::BesselI0e:  // i0e' = i1e - sign(x) i0e
+      dy = scale(t, dx, [&] { ValueId i1e = un(t, EwOp::BesselI1e, x); return sub(t, i1e, mul(t, un(t, EwOp::Sign, x), y)); });
+      break;
+    case EwOp::BesselI1e:  // i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at |x| <= eps
+      dy = scale(t, dx, [&] {
+        const types::DType dt = a.result_type().dtype();  // finfo(dt).eps
+        const double eps = dt == types::DType::F64 ? 0x1p-52 : dt == types::DType::F16 ? 0x1p-10 : dt == types::DType::BF16 ? 0x1p-7 : 0x1p-23;
+        ValueId tiny = c(eps);
+        ValueId big = bin(t, EwOp::Gt, un(t, EwOp::Abs, x), tiny);
+        ValueId safe = trace::where(t, big, x, tiny);
+        ValueId i0e = un(t, EwOp::BesselI0e, safe);
+        ValueId k = add(t, un(t, EwOp::Sign, safe), un(t, EwOp::Reciprocal, safe));
+        ValueId d = sub(t, i0e, mul(t, y, k));
+        return trace::where(t, big, d, c(0.5));
+      });
+      break;
+    case EwOp::Erfcx:  // 2 x erfcx(x) - 2 / sqrt(pi)
+      dy = scale(t, dx, [&] { ValueId two_x = mul(t, c(2), x); return sub(t, mul(t, two_x, y), c(2 / std::sqrt(std::numbers::pi))); });
+      break;
+    case EwOp::Expi: dy = scale(t, dx, [&] { return div(t, un(t, EwOp::Exp, x), x); }); break;
+    case EwOp::Igamma:
+    case EwOp::Igammac: {  // d/da: igamma_grad_a; d/dx: x^(a-1) e^-x / Gamma(a); igammac's negated
+      const ValueId av = x, xv = a.x[1];
+      dy = add_scaled(t, dx, [&] { return bin(t, EwOp::IgammaGradA, av, xv); }, a.dx[1], [&] {
+        ValueId am1 = sub(t, av, c(1));
+        ValueId expo = sub(t, mul(t, am1, un(t, EwOp::Log, xv)), xv);
+        return un(t, EwOp::Exp, sub(t, expo, un(t, EwOp::Lgamma, av)));
+      });
+      if (dy && e.op == EwOp::Igammac) dy = neg(t, *dy);
+      break;
+    }
+    case EwOp::IgammaGradA:
+      if (dx || a.dx[1]) throw types::ShardingError("NotImplementedError", "Differentiation rule for 'igamma_grad_a' not implemented");
+      break;
+    case EwOp::Zeta:  // d/dq zeta(x, q) = -x zeta(x + 1, q); none in x (lax.zeta has no rule)
+      if (dx) throw types::ShardingError("NotImplementedError", "Differentiation rule for 'zeta' with respect to x not implemented");
+      dy = scale(t, a.dx[1], [&] { ValueId x1 = add(t, x, c(1)); return neg(t, mul(t, x, bin(t, EwOp::Zeta, x1, a.x[1]))); });
+      break;
+    case EwOp::Expn:  // d/dx expn(n, x) = -expn(n - 1, x); n is not differentiable (JAX's nondiff_argnums)
+      if (dx) throw types::ShardingError("ValueError", "expn gradient with respect to n is not supported");
+      dy = scale(t, a.dx[1], [&] { ValueId n1 = sub(t, x, c(1)); return neg(t, bin(t, EwOp::Expn, n1, a.x[1])); });
+      break;
+    case EwOp::RegularizedIncompleteBeta:  // x only: x^(a-1) (1-x)^(b-1) / B(a, b)
+      if (dx || a.dx[1]) throw types::ShardingError("ValueError", "Betainc gradient with respect to a and b not supported.");
+      dy = scale(t, a.dx[2], [&] {
+        const ValueId av = x, bv = a.x[1], xv = a.x[2];
+        ValueId la = un(t, EwOp::Lgamma, av);
+        ValueId lb = un(t, EwOp::Lgamma, bv);
+        ValueId lab = un(t, EwOp::Lgamma, add(t, av, bv));
+        ValueId lbeta = sub(t, add(t, la, lb), lab);
+        ValueId bm1 = sub(t, bv, c(1));
+        ValueId t1 = mul(t, bm1, un(t, EwOp::Log1p, neg(t, xv)));
+        ValueId am1 = sub(t, av, c(1));
+        ValueId t2 = mul(t, am1, un(t, EwOp::Log, xv));
+        return un(t, EwOp::Exp, sub(t, add(t, t1, t2), lbeta));
+      });
+      break;
     case EwOp::Select:
       if (a.dx[1] || a.dx[2])
         dy = emit_like1(t, a.fn, a.op, {x, instantiate(t, a.dx[1], a.operand_type(1)), instantiate(t, a.dx[2], a.operand_type(2))});

@@ -3,6 +3,7 @@
 // applied again through its trace:: entry point (a case per row of ir/elementwise_ops.hpp).
 #include "batching/rules.hpp"
 #include "trace/ops_random.hpp"
+#include "trace/ops_special.hpp"
 
 namespace shard::batching {
 
@@ -33,6 +34,7 @@ std::vector<Batched> batch_Elementwise(BatchArgs& a) {
     case EwOp::StopGradient: r = trace::stop_gradient(t, x(0)); break;
     case EwOp::Select: r = trace::where(t, x(0), x(1), x(2)); break;
     case EwOp::Clamp: r = trace::clip(t, x(0), x(1), x(2)); break;  // (x, lo, hi)
+    case EwOp::RegularizedIncompleteBeta: r = trace::betainc(t, x(0), x(1), x(2)); break;
     case EwOp::ShiftLeft:
     case EwOp::ShiftRightLogical:
     case EwOp::ShiftRightArithmetic: r = trace::shift(t, name, e.op, x(0), x(1)); break;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "codegen/gamma_functions.hpp"
+#include "codegen/special_functions.hpp"
 #include "codegen/half_float_ir.hpp"
 #include "jit/kernel_jit.hpp"
 #include "types/half_float.hpp"
@@ -40,6 +41,26 @@ extern "C" double shard_digamma_f64(double x) { return digamma_f64(x); }
 extern "C" float shard_digamma_f32(float x) { return static_cast<float>(digamma_f64(x)); }
 extern "C" double shard_polygamma_f64(double m, double x) { return polygamma_f64(m, x); }
 extern "C" float shard_polygamma_f32(float m, float x) { return static_cast<float>(polygamma_f64(m, x)); }
+// The special functions of codegen/special_functions.cpp, the same way.
+#define SHARD_SPECIAL_1(name)                                                        \
+  extern "C" double shard_##name##_f64(double x) { return name##_f64(x); }          \
+  extern "C" float shard_##name##_f32(float x) { return static_cast<float>(name##_f64(x)); }
+#define SHARD_SPECIAL_2(name)                                                                         \
+  extern "C" double shard_##name##_f64(double a, double x) { return name##_f64(a, x); }              \
+  extern "C" float shard_##name##_f32(float a, float x) { return static_cast<float>(name##_f64(a, x)); }
+SHARD_SPECIAL_1(bessel_i0e)
+SHARD_SPECIAL_1(bessel_i1e)
+SHARD_SPECIAL_1(erfcx)
+SHARD_SPECIAL_1(expi)
+SHARD_SPECIAL_2(igamma)
+SHARD_SPECIAL_2(igammac)
+SHARD_SPECIAL_2(igamma_grad_a)
+SHARD_SPECIAL_2(zeta)
+SHARD_SPECIAL_2(expn)
+#undef SHARD_SPECIAL_1
+#undef SHARD_SPECIAL_2
+extern "C" double shard_betainc_f64(double a, double b, double x) { return betainc_f64(a, b, x); }
+extern "C" float shard_betainc_f32(float a, float b, float x) { return static_cast<float>(betainc_f64(a, b, x)); }
 
 // lax.bitcast_convert_type between same-width types (bool is not bitcastable).
 llvm::Value* emit_bitcast(llvm::IRBuilder<>& b, llvm::Value* x, DType from, DType to, llvm::Type* to_ty) {
@@ -156,6 +177,20 @@ void register_scalar_runtime(jit::KernelJit& jit) {
                           {"shard_polygamma_f64", reinterpret_cast<void*>(&shard_polygamma_f64)},
                           {"shard_polygamma_f32", reinterpret_cast<void*>(&shard_polygamma_f32)}})
     jit.define_symbol(name, fn);
+#define SHARD_SPECIAL_SYMBOLS(name)                                            \
+  jit.define_symbol("shard_" #name "_f64", reinterpret_cast<void*>(&shard_##name##_f64)); \
+  jit.define_symbol("shard_" #name "_f32", reinterpret_cast<void*>(&shard_##name##_f32));
+  SHARD_SPECIAL_SYMBOLS(bessel_i0e)
+  SHARD_SPECIAL_SYMBOLS(bessel_i1e)
+  SHARD_SPECIAL_SYMBOLS(erfcx)
+  SHARD_SPECIAL_SYMBOLS(expi)
+  SHARD_SPECIAL_SYMBOLS(igamma)
+  SHARD_SPECIAL_SYMBOLS(igammac)
+  SHARD_SPECIAL_SYMBOLS(igamma_grad_a)
+  SHARD_SPECIAL_SYMBOLS(zeta)
+  SHARD_SPECIAL_SYMBOLS(expn)
+  SHARD_SPECIAL_SYMBOLS(betainc)
+#undef SHARD_SPECIAL_SYMBOLS
   // The libm functions called below that glibc 2.35+ also ships as vector functions, beyond
   // LLVM 19's LIBMVEC_X86 list (which stops at sin/cos/tan/exp/log/pow).
   for (auto [name, arity] : {std::pair{"expm1", 1}, {"log1p", 1}, {"sinh", 1}, {"cosh", 1}, {"tanh", 1}, {"cbrt", 1}, {"erf", 1}, {"erfc", 1}, {"atan2", 2}})
@@ -291,6 +326,7 @@ llvm::Value* ScalarOps::emit_in_register(const EwNode& node, const std::vector<l
     case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
       return emit_shift(b_, node.op, args[0], args[1], node.dtype);
     case EwOp::Select: return b_.CreateSelect(args[0], args[1], args[2]);
+    case EwOp::RegularizedIncompleteBeta: return libm("shard_betainc_f32", "shard_betainc_f64", {args[0], args[1], args[2]});
     case EwOp::Clamp: {  // (x, lo, hi) = min(max(x, lo), hi), numpy's clip
       auto* lo = binary(EwOp::Max, args[0], args[1], node.dtype);
       return binary(EwOp::Min, lo, args[2], node.dtype);
@@ -360,6 +396,10 @@ llvm::Value* ScalarOps::unary(EwOp op, llvm::Value* x, DType t) {
     case EwOp::Erfc: return libm("erfcf", "erfc", {x});
     case EwOp::Lgamma: return libm("shard_lgamma_f32", "shard_lgamma_f64", {x});
     case EwOp::Digamma: return libm("shard_digamma_f32", "shard_digamma_f64", {x});
+    case EwOp::BesselI0e: return libm("shard_bessel_i0e_f32", "shard_bessel_i0e_f64", {x});
+    case EwOp::BesselI1e: return libm("shard_bessel_i1e_f32", "shard_bessel_i1e_f64", {x});
+    case EwOp::Erfcx: return libm("shard_erfcx_f32", "shard_erfcx_f64", {x});
+    case EwOp::Expi: return libm("shard_expi_f32", "shard_expi_f64", {x});
     case EwOp::Logistic:
       return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
     default: break;
@@ -534,6 +574,11 @@ llvm::Value* ScalarOps::binary(EwOp op, llvm::Value* x, llvm::Value* y, DType t)
     case EwOp::NextAfter: if (fl) return libm("nextafterf", "nextafter", {x, y}); break;
     case EwOp::LogAddExp: if (fl) return logaddexp(x, y); break;
     case EwOp::Polygamma: if (fl) return libm("shard_polygamma_f32", "shard_polygamma_f64", {x, y}); break;
+    case EwOp::Igamma: if (fl) return libm("shard_igamma_f32", "shard_igamma_f64", {x, y}); break;
+    case EwOp::Igammac: if (fl) return libm("shard_igammac_f32", "shard_igammac_f64", {x, y}); break;
+    case EwOp::IgammaGradA: if (fl) return libm("shard_igamma_grad_a_f32", "shard_igamma_grad_a_f64", {x, y}); break;
+    case EwOp::Zeta: if (fl) return libm("shard_zeta_f32", "shard_zeta_f64", {x, y}); break;
+    case EwOp::Expn: if (fl) return libm("shard_expn_f32", "shard_expn_f64", {x, y}); break;
     default: break;
   }
   throw std::runtime_error(std::string(ew_op_name(op)) + " is not defined for " + std::string(types::dtype_name(t)));

@@ -58,6 +58,11 @@ enum class EwDTypeRule : uint8_t {
   X(ErfInv, "erf_inv", 1, FloatOnly, true, 1, "", "erf_inv", "")                                                  \
   X(Lgamma, "lgamma", 1, FloatOnly, true, 1, "", "lgamma", "")     /* log|Gamma(x)| */                             \
   X(Digamma, "digamma", 1, FloatOnly, true, 1, "", "digamma", "")  /* psi = lgamma's derivative */               \
+  /* special functions (codegen/special_functions.cpp): float64 inside, rounded once */                      \
+  X(BesselI0e, "bessel_i0e", 1, FloatOnly, true, 1, "", "bessel_i0e", "")  /* exp(-|x|) I0(x) */               \
+  X(BesselI1e, "bessel_i1e", 1, FloatOnly, true, 1, "", "bessel_i1e", "")  /* exp(-|x|) I1(x) */               \
+  X(Erfcx, "erfcx", 1, FloatOnly, true, 1, "", "", "")  /* exp(x^2) erfc(x): jax.scipy.special.erfcx */         \
+  X(Expi, "expi", 1, FloatOnly, true, 1, "", "", "")  /* Ei(x): jax.scipy.special.expi */                       \
   X(Not, "not", 1, Bitwise, false, 1, "invert bitwise_not bitwise_invert", "not_", "invert bitwise_not")          \
   X(Square, "square", 1, Numeric, false, 1, "square", "square", "square")                                         \
   X(IntegerPow, "integer_pow", 1, Numeric, false, 1, "", "", "") /* x ** y, y the attribute: multiplies */       \
@@ -83,6 +88,11 @@ enum class EwDTypeRule : uint8_t {
   X(NextAfter, "nextafter", 2, Inexact, false, 1, "nextafter", "nextafter", "nextafter")                          \
   X(LogAddExp, "logaddexp", 2, Inexact, true, 1, "logaddexp", "", "logaddexp")                                    \
   X(Polygamma, "polygamma", 2, FloatOnly, true, 1, "", "polygamma", "") /* (m, x): psi's m-th derivative */       \
+  X(Igamma, "igamma", 2, FloatOnly, true, 1, "", "igamma", "") /* (a, x): regularized P(a, x) */              \
+  X(Igammac, "igammac", 2, FloatOnly, true, 1, "", "igammac", "") /* (a, x): Q(a, x) = 1 - P(a, x) */         \
+  X(IgammaGradA, "igamma_grad_a", 2, FloatOnly, true, 1, "", "igamma_grad_a", "") /* dP(a, x)/da */          \
+  X(Zeta, "zeta", 2, FloatOnly, true, 1, "", "zeta", "") /* (x, q): Hurwitz zeta */                           \
+  X(Expn, "expn", 2, FloatOnly, true, 1, "", "", "") /* (n, x): E_n(x), jax.scipy.special.expn */            \
   X(And, "and", 2, Bitwise, false, 1, "bitwise_and", "bitwise_and", "bitwise_and")                                \
   X(Or, "or", 2, Bitwise, false, 1, "bitwise_or", "bitwise_or", "bitwise_or")                                     \
   X(Xor, "xor", 2, Bitwise, false, 1, "bitwise_xor", "bitwise_xor", "bitwise_xor")                                \
@@ -99,7 +109,8 @@ enum class EwDTypeRule : uint8_t {
     "shift_right_arithmetic", "right_shift")                                                                      \
   /* ternary */                                                                                                   \
   X(Select, "select_n", 3, Internal, false, 1, "", "", "")                                                        \
-  X(Clamp, "clamp", 3, Internal, false, 1, "", "", "")
+  X(Clamp, "clamp", 3, Internal, false, 1, "", "", "") \
+  X(RegularizedIncompleteBeta, "regularized_incomplete_beta", 3, FloatOnly, true, 1, "", "", "") /* (a, b, x): lax.betainc */
 
 enum class EwOp : uint8_t {
 #define X(e, ...) e,

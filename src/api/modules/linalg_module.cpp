@@ -163,6 +163,73 @@ void add_jnp_decompositions(Interp& I, ModuleObj& m) {
 
 void add_jnp_linalg_decompositions(Interp& I, ModuleObj& m) { add_jnp_decompositions(I, m); }
 
+// lax.linalg.lu_pivots_to_permutation: JAX's generic lowering, a fori_loop over the k swaps
+// of a permutation that starts as iota; step i swaps entries i and pivots[..., i]. Each step
+// reads and writes by one-hot masks over the last dim (the batch dims keep their sharding).
+Value lu_pivots_to_permutation(Interp& I, const Value& pivots, int64_t permutation_size) {
+  const char* name = "lu_pivots_to_permutation";
+  if (!is_array_like(pivots)) I.raise("TypeError", fmt::format("{} requires an array of pivots, got {}", name, I.type_name(pivots)));
+  const auto pt = type_of(pivots);
+  if (pt.dtype() != DType::I32)
+    I.raise("TypeError", fmt::format("{} does not accept dtype {} at position 0. Accepted dtypes at position 0 are subtypes of int32.",
+                                     name, types::dtype_name(pt.dtype())));
+  if (pt.rank() < 1)
+    I.raise("TypeError", fmt::format("Input 0 to {} must have rank at least 1, but got shape={}", name, types::py_int_tuple(pt.shape())));
+  const int64_t k = pt.shape().back(), m = permutation_size;
+  if (!(m >= k))
+    I.raise("ValueError", fmt::format("Output permutation size {} has to exceed the trailing dimension of the pivots. Got pivots size {}",
+                                      m, k));
+  if (pt.is_sharded()) {
+    auto e = sharding::spec_entries(pt);
+    if (!e.back().empty())
+      guarded(I, [&] {
+        sharding::throw_sharding_type_error(fmt::format("Input 0 to {} must be unsharded on non-batch dimensions, but got {}.", name,
+                                                        sharding::paste_spec(pt.spec())));
+        return 0;
+      });
+  }
+  // permutation = iota over the last dim, batch dims (and their sharding) as the pivots'.
+  Value perm = apply(I, name, {pivots}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    ValueId iota = trace::iota(t, DType::I32, {m}, 0, std::nullopt);
+    types::Shape s = pt.shape();
+    s.back() = m;
+    sharding::OptOutSharding out;
+    const auto it = t.type(ids[0]);
+    if (it.is_sharded()) {
+      auto e = sharding::spec_entries(it);
+      e.back().clear();
+      out = sharding::OutSharding{types::PartitionSpec(e)};
+    }
+    return std::vector<ValueId>{trace::broadcast_to(t, iota, s, out)};
+  });
+  if (m == 0 || k == 0) return perm;
+  Value body = interp::make_builtin(name, [m, k, name](Interp& I, CallArgs& a) {
+    Value i = a.args.at(0);
+    auto carry = I.to_vector(a.args.at(1));
+    Value next = apply(I, name, {i, carry.at(0), carry.at(1)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      const ValueId iv = trace::convert(t, ids[0], {DType::I32, false}), perm = ids[1], swaps = ids[2];
+      ValueId zero = trace::scalar_constant(t, 0, {DType::I32, true});
+      auto take = [&](ValueId x, int64_t n, ValueId at) {  // x[..., at] with keepdims, at of shape () or batch + (1,)
+        ValueId cols = trace::iota(t, DType::I32, {n}, 0, std::nullopt);
+        ValueId hit = trace::binary(t, "eq", ir::EwOp::Eq, cols, at);
+        return trace::reduce(t, name, ir::ReduceKind::Sum, trace::where(t, hit, x, zero), {-1}, true);
+      };
+      ValueId j = take(swaps, k, iv);
+      ValueId x = take(perm, m, iv);
+      ValueId y = take(perm, m, j);
+      ValueId cols = trace::iota(t, DType::I32, {m}, 0, std::nullopt);
+      ValueId at_i = trace::binary(t, "eq", ir::EwOp::Eq, cols, iv);
+      ValueId at_j = trace::binary(t, "eq", ir::EwOp::Eq, cols, j);
+      ValueId swapped = trace::where(t, at_j, x, perm);
+      return std::vector<ValueId>{trace::where(t, at_i, y, swapped)};
+    });
+    return interp::make_tuple({next, carry.at(1)});
+  });
+  Value lax = I.import_module("jax.lax", I.current_loc());
+  Value r = I.call(I.getattr(lax, "fori_loop"), {interp::make_int(0), interp::make_int(k), body, interp::make_tuple({perm, pivots})});
+  return I.to_vector(r).at(0);
+}
+
 // jax.lax.linalg: the primitives as lax binds them (operands taken as they are: float only).
 void register_lax_linalg_module() {
   Interp::register_builtin_module("jax.lax.linalg", [](Interp& I, ModuleObj& m) {
@@ -182,6 +249,10 @@ void register_lax_linalg_module() {
         return std::vector<ValueId>{f.lu, f.pivots, f.permutation};
       });
       return interp::make_tuple(r);
+    });
+    def_lax(m, "lu_pivots_to_permutation", [](Interp& I, CallArgs& a) {
+      ArgParser p(I, a, "lu_pivots_to_permutation", {"pivots", "permutation_size"});
+      return lu_pivots_to_permutation(I, p.get("pivots"), int_arg(I, p.get("permutation_size"), "permutation_size"));
     });
     def_lax(m, "triangular_solve", [](Interp& I, CallArgs& a) {
       ArgParser p(I, a, "triangular_solve", {"a", "b", "*", "left_side=", "lower=", "transpose_a=", "conjugate_a=", "unit_diagonal="});

@@ -2,8 +2,12 @@
 // cholesky, cho_factor, cho_solve, lu, det, inv, solve, eigh, svd, qr, with scipy's
 // conventions (cholesky's upper factor by default, qr's 'full' mode, lu's p @ l @ u).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
 
 #include "api/modules/jnp_module.hpp"
+#include "api/modules/linalg_module.hpp"
 #include "api/modules/numpy_internal.hpp"
 #include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
@@ -69,7 +73,116 @@ ValueId cho_solve(Trace& t, ValueId c, ValueId b, bool lower) {
   return solve_left(t, c, y, {.lower = lower, .transpose_a = lower});
 }
 
+// x[inverse(perm)] over the rows: row perm[i] of the result is row i of x (the transposed
+// one-hot of permute_rows), linear in x.
+ValueId unpermute_rows(Trace& t, ValueId x, ValueId permutation) {
+  const auto pt = t.type(permutation);
+  const int64_t m = pt.shape().back();
+  types::Shape s = pt.shape();
+  s.push_back(m);
+  std::vector<int64_t> dims(pt.rank());
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = static_cast<int64_t>(i);
+  ValueId p = trace::broadcast_in_dim(t, permutation, s, dims);
+  ValueId cols = trace::iota(t, DType::I32, s, static_cast<int64_t>(s.size()) - 1, std::nullopt);
+  ValueId onehot = trace::convert(t, trace::binary(t, "eq", ir::EwOp::Eq, p, cols), {t.type(x).dtype(), false});
+  return la::matmul(t, la::mT(t, onehot), x);
+}
+
+// lax.linalg.lu_solve's core on a batch: lu (batch, n, n), permutation (batch', n), b (batch'',
+// n, k), the batch dims broadcast (jnp.vectorize's signature (n,n),(n),(n,k)->(n,k)).
+ValueId lu_solve_core(Trace& t, ValueId lu, ValueId perm, ValueId b, int64_t trans) {
+  auto lb = la::broadcast_batch(t, {lu, b});
+  lu = lb[0];
+  b = lb[1];
+  const auto bt = t.type(b);
+  types::Shape ps = la::batch_shape(bt);
+  ps.push_back(t.type(perm).shape().back());
+  if (t.type(perm).shape() != ps) {
+    sharding::OptOutSharding out;
+    if (bt.is_sharded()) {
+      auto e = sharding::spec_entries(bt);
+      e.resize(ps.size() - 1);
+      e.emplace_back();
+      out = sharding::OutSharding{types::PartitionSpec(e)};
+    }
+    perm = trace::broadcast_to(t, perm, ps, out);
+  }
+  if (trans == 0) {
+    ValueId x = la::permute_rows(t, b, perm);
+    x = trace::triangular_solve(t, lu, x, {.left_side = true, .lower = true, .unit_diagonal = true});
+    return trace::triangular_solve(t, lu, x, {.left_side = true, .lower = false});
+  }
+  ValueId x = trace::triangular_solve(t, lu, b, {.left_side = true, .lower = false, .transpose_a = true});
+  x = trace::triangular_solve(t, lu, x, {.left_side = true, .lower = true, .transpose_a = true, .unit_diagonal = true});
+  return unpermute_rows(t, x, perm);
+}
+
+std::string shape_str(const types::Shape& s) { return types::py_int_tuple(s); }
+
+Value lu_solve(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "lu_solve", {"lu_and_piv", "b", "trans=", "overwrite_b=", "check_finite="});
+  auto pair = I.to_vector(p.get("lu_and_piv"));
+  if (pair.size() != 2) I.raise("ValueError", fmt::format("too many values to unpack (expected 2)"));
+  Value trans_v = p.get("trans");
+  const int64_t trans = is_none(trans_v) ? 0 : int_arg(I, trans_v, "trans");
+  for (size_t i = 0; i < 2; ++i)
+    if (!is_array_like(pair[i]) && !python_scalar_type(pair[i], false))
+      I.raise("TypeError", fmt::format("lu_solve requires ndarray or scalar arguments, got {} at position {}.", I.type_name(pair[i]), i));
+  Value lu = pair[0], b = p.get("b");
+  const auto lt = type_of(lu), bt = type_of(b);
+  if (lt.rank() < 2)
+    I.raise("ValueError", fmt::format("not enough values to unpack (expected 2, got {})", lt.rank()));
+  const int64_t m = lt.shape()[lt.rank() - 2];
+  Value perm = lu_pivots_to_permutation(I, pair[1], m);
+  const auto pt = type_of(perm);
+  // jnp.vectorize's signature: a vector b when 1-D (or one dim fewer than lu, matching its last).
+  const bool vector = bt.rank() == 1 || (lt.rank() == bt.rank() + 1 && bt.rank() > 0 && lt.shape().back() == bt.shape().back());
+  const std::string signature = vector ? "(n,n),(n),(n)->(n)" : "(n,n),(n),(n,k)->(n,k)";
+  const std::string context = fmt::format("on vectorized function with excluded=frozenset() and signature='{}'", signature);
+  std::map<std::string, int64_t> sizes;
+  auto parse = [&](const types::Shape& shape, const std::vector<std::string>& core) {
+    if (shape.size() < core.size()) {
+      std::vector<std::string> q;
+      for (auto& c : core) q.push_back("'" + c + "'");
+      I.raise("ValueError", fmt::format("input with shape {} does not have enough dimensions for all core dimensions ({}{}) {}",
+                                        shape_str(shape), fmt::join(q, ", "), q.size() == 1 ? "," : "", context));
+    }
+    for (size_t i = 0; i < core.size(); ++i) {
+      const int64_t size = shape[shape.size() - core.size() + i];
+      auto it = sizes.find(core[i]);
+      if (it == sizes.end()) sizes[core[i]] = size;
+      else if (it->second != size)
+        I.raise("ValueError", fmt::format("inconsistent size for core dimension '{}': {} vs {} {}", core[i], size, it->second, context));
+    }
+  };
+  parse(lt.shape(), {"n", "n"});
+  parse(pt.shape(), {"n"});
+  parse(bt.shape(), vector ? std::vector<std::string>{"n"} : std::vector<std::string>{"n", "k"});
+  if (trans != 0 && trans != 1 && trans != 2) I.raise("ValueError", fmt::format("'trans' value must be 0, 1, or 2, got {}", trans));
+  return apply(I, "lu_solve", {lu, perm, b}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    auto [l, y] = inexact_pair(t, ids[0], ids[2]);
+    const auto yt = t.type(y);
+    if (vector) y = trace::expand_dims(t, y, {static_cast<int64_t>(yt.rank())});
+    ValueId x = lu_solve_core(t, l, ids[1], y, trans);
+    if (vector) {
+      types::Shape s = t.type(x).shape();
+      s.pop_back();
+      x = trace::reshape(t, x, s);
+    }
+    return std::vector<ValueId>{x};
+  });
+}
+
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
+  def_jnp(m, "lu_factor", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "lu_factor", {"a", "overwrite_a=", "check_finite="});
+    auto r = apply_multi(I, "lu_factor", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      auto f = trace::lu(t, inexact(t, ids[0]));
+      return std::vector<ValueId>{f.lu, f.pivots};
+    });
+    return interp::make_tuple(r);
+  });
+  def_jnp(m, "lu_solve", lu_solve);
   def_jnp(m, "solve_triangular", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "solve_triangular", {"a", "b", "trans=", "lower=", "unit_diagonal=", "overwrite_b=", "debug=", "check_finite="});
     ir::attr::TriangularSolve params{.lower = bool_arg(I, p.get("lower"), false), .transpose_a = trans_arg(I, p.get("trans")),

@@ -3,10 +3,13 @@
 // trace/ops_composite.cpp (logsumexp, xlogy, xlog1py, logit, the gamma family, the normal
 // distribution). Integer arguments become floats, as in JAX.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "api/op_args.hpp"
+#include "api/modules/lax_module.hpp"
 #include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
+#include "trace/ops_special.hpp"
 #include "types/jax_version.hpp"
 
 namespace shard::api {
@@ -111,7 +114,66 @@ Value logsumexp(Interp& I, CallArgs& a) {
   });
 }
 
+// jax.scipy.special.betainc(a, b, x): the three promoted to one inexact dtype and broadcast.
+Value betainc(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "betainc", {"a", "b", "x"});
+  std::vector<Value> ops;
+  for (const char* k : {"a", "b", "x"}) ops.push_back(elementwise_operand(I, p.get(k), "betainc"));
+  return apply(I, "betainc", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+    check_broadcast(t, ids);
+    const DTypeW d = trace::to_inexact(trace::promote(trace::promote(dtw(t, ids[0]), dtw(t, ids[1])), dtw(t, ids[2])));
+    ValueId x = trace::convert(t, ids[0], d);
+    ValueId y = trace::convert(t, ids[1], d);
+    ValueId z = trace::convert(t, ids[2], d);
+    return std::vector<ValueId>{trace::betainc(t, x, y, z)};
+  });
+}
+
+Value zeta(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "zeta", {"x", "q="});
+  if (is_none(p.get("q")))
+    I.raise("NotImplementedError", "Riemann zeta function not implemented; pass q != None to compute the Hurwitz Zeta function.");
+  std::vector<Value> ops = {elementwise_operand(I, p.get("x"), "zeta"), elementwise_operand(I, p.get("q"), "zeta")};
+  return apply(I, "zeta", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+    check_broadcast(t, ids);
+    return std::vector<ValueId>{trace::special_binary(t, EwOp::Zeta, ids[0], ids[1])};
+  });
+}
+
+// softmax / log_softmax: jax.nn's over `axis` (None: all axes).
+NativeFn nn_alias(const char* name) {
+  return [name](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, name, {"x", "*", "axis="});
+    Value fn = I.getattr(I.import_module("jax.nn", I.current_loc()), name);
+    CallArgs ca{{p.get("x")}, {{"axis", p.get("axis") ? p.get("axis") : interp::none()}}, I.current_loc()};
+    return I.call(fn, ca);
+  };
+}
+
 void fill_special(Interp&, ModuleObj& m) {
+  // The special functions of codegen/special_functions.cpp and their compositions.
+  using Bin = ValueId (*)(Trace&, ValueId, ValueId);
+  def_binary(m, "gammainc", Bin([](Trace& t, ValueId a, ValueId x) { return trace::special_binary(t, EwOp::Igamma, a, x); }), "a", "x");
+  def_binary(m, "gammaincc", Bin([](Trace& t, ValueId a, ValueId x) { return trace::special_binary(t, EwOp::Igammac, a, x); }), "a", "x");
+  def_binary(m, "expn", Bin([](Trace& t, ValueId n, ValueId x) { return trace::special_binary(t, EwOp::Expn, n, x); }), "n", "x");
+  def_binary(m, "rel_entr", trace::rel_entr, "p", "q");
+  def_binary(m, "kl_div", trace::kl_div, "p", "q");
+  def_binary(m, "poch", trace::poch, "z", "m");
+  def_fn(m, "betainc", betainc);
+  def_fn(m, "zeta", zeta);
+  def_unary(m, "i0e", [](Trace& t, ValueId x) { return trace::special_unary(t, EwOp::BesselI0e, x); });
+  def_unary(m, "i1e", [](Trace& t, ValueId x) { return trace::special_unary(t, EwOp::BesselI1e, x); });
+  def_unary(m, "i0", trace::bessel_i0);
+  def_unary(m, "i1", trace::bessel_i1);
+  def_unary(m, "erfcx", [](Trace& t, ValueId x) { return trace::special_unary(t, EwOp::Erfcx, x); });
+  def_unary(m, "expi", [](Trace& t, ValueId x) { return trace::special_unary(t, EwOp::Expi, x); });
+  def_unary(m, "exp1", [](Trace& t, ValueId x) {
+    ValueId xf = trace::convert(t, x, trace::to_inexact(dtw(t, x)));
+    ValueId one = trace::scalar_constant(t, 1, {t.type(xf).dtype(), true});
+    return trace::special_binary(t, EwOp::Expn, one, xf);
+  });
+  def_fn(m, "softmax", nn_alias("softmax"));
+  def_fn(m, "log_softmax", nn_alias("log_softmax"));
   def_unary(m, "erf", primitive(EwOp::Erf));
   def_unary(m, "erfc", primitive(EwOp::Erfc));
   def_unary(m, "erfinv", primitive(EwOp::ErfInv));
@@ -151,6 +213,41 @@ void fill_scipy(Interp& I, ModuleObj& m) {
 }
 
 }  // namespace
+
+// lax.betainc(a, b, x): the regularized_incomplete_beta primitive on float operands of one
+// dtype (JAX's checks; Python scalars take the arrays' dtype), 0-d operands broadcast.
+void add_lax_betainc(ModuleObj& m) {
+  lax::def_lax(m, "betainc", [](Interp& I, CallArgs& a) {
+    const char* name = "regularized_incomplete_beta";
+    ArgParser p(I, a, "betainc", {"a", "b", "x"});
+    std::vector<Value> ops;
+    size_t pos = 0;
+    for (const char* k : {"a", "b", "x"}) ops.push_back(lax::lax_operand(I, p.get(k), "betainc", pos++));
+    std::vector<bool> is_arr;
+    for (auto& v : ops) is_arr.push_back(is_array_like(v));
+    return apply(I, "betainc", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      std::vector<DType> dts;
+      for (auto id : ids) dts.push_back(t.type(id).dtype());
+      trace::reject_non_float_operands(name, dts);
+      std::optional<DType> common;
+      std::vector<std::string> names;
+      bool mismatch = false;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        if (!is_arr[i]) continue;
+        names.push_back(std::string(types::dtype_name(dts[i])));
+        if (!common) common = dts[i];
+        else if (*common != dts[i]) mismatch = true;
+      }
+      if (mismatch)
+        throw types::ShardingError("TypeError", fmt::format("lax.{} requires arguments to have the same dtypes, got {}.", name, fmt::join(names, ", ")));
+      std::vector<ValueId> xs = ids;
+      if (common)
+        for (size_t i = 0; i < xs.size(); ++i)
+          if (!is_arr[i]) xs[i] = trace::convert(t, xs[i], {*common, true});
+      return std::vector<ValueId>{trace::betainc(t, xs[0], xs[1], xs[2])};
+    });
+  });
+}
 
 void register_scipy_module() {
   Interp::register_builtin_module("jax.scipy.special", fill_special);
