@@ -5,6 +5,7 @@
 //
 // Key data is uint32[..., 2] and random bits are uint32, as in JAX (`kKeyDType`).
 #pragma once
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -73,6 +74,49 @@ ValueId maxwell(Trace& t, ValueId key, const Shape& shape, DType dtype, const Op
 // default logits.shape without `axis`; with replacement by the Gumbel-max trick, without by
 // the Gumbel top-k trick.
 ValueId categorical(Trace& t, ValueId key, ValueId logits, int64_t axis, const std::optional<Shape>& shape, bool replace, GumbelMode mode);
+
+// ---- the gamma family (random_gamma.cpp) and the counting samplers (random_discrete.cpp) ----
+// Regions traced at the tracer level: `body` gets the region's trace and its params; outer
+// values are reached with r.lift(parent, v).
+using RegionBody = std::function<std::vector<ValueId>(Trace&, const std::vector<ValueId>&)>;
+using LoopCond = std::function<ValueId(Trace&, const std::vector<ValueId>&)>;
+Region trace_body(Trace& parent, const std::string& name, const std::vector<types::ArrayType>& params, const RegionBody& body);
+// x without its weak type (a retype: the same data).
+ValueId strong(Trace& t, ValueId x);
+// lax.while_loop over `init` (the body keeps every carry's type).
+std::vector<ValueId> loop(Trace& t, const std::vector<ValueId>& init, const LoopCond& cond, const RegionBody& body);
+
+// Gamma(a) samples of `shape` (a broadcast to it, converted to `dtype`), or their logs:
+// JAX's Marsaglia-Tsang _gamma_one vmapped over one key per element, differentiable in a
+// (random_gamma_p's JVP through random_gamma_grad).
+ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space);
+// lax.random_gamma_grad(a, x): d sample / d a of a Gamma(a) sample x (same shapes).
+ValueId random_gamma_grad(Trace& t, ValueId a, ValueId x);
+ValueId beta(Trace& t, ValueId key, ValueId a, ValueId b, const Shape& shape, DType dtype);
+// Samples of shape + alpha.shape[-1:] (shape already checked against alpha's batch).
+ValueId dirichlet(Trace& t, ValueId key, ValueId alpha, const Shape& shape, DType dtype);
+ValueId chisquare(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype);
+ValueId f(Trace& t, ValueId key, ValueId dfnum, ValueId dfden, const Shape& shape, DType dtype);
+ValueId student_t(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype);
+// p and 1/p (a Python float's reciprocal is taken in double, as JAX takes it in Python).
+ValueId generalized_normal(Trace& t, ValueId key, ValueId p, ValueId inv_p, const Shape& shape, DType dtype);
+// int_p: p was a Python int, so |g| ** p is lax.integer_pow (as jnp's ** makes it).
+ValueId ball(Trace& t, ValueId key, int64_t d, ValueId p, ValueId inv_p, std::optional<int64_t> int_p, const Shape& shape,
+             DType dtype);
+// int (or any) dtype counts; lam is made float32 as JAX's exact method makes it.
+ValueId poisson(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype);
+// Float counts (NaN for invalid n or p, inf for infinite n), as JAX's.
+ValueId binomial(Trace& t, ValueId key, ValueId n, ValueId p, const Shape& shape, DType dtype);
+// Counts of shape (`shape` = batch + (categories,)) from n trials over probabilities p.
+ValueId multinomial(Trace& t, ValueId key, ValueId n, ValueId p, const Shape& shape, DType dtype);
+ValueId geometric(Trace& t, ValueId key, ValueId p, const Shape& shape, DType dtype);
+ValueId triangular(Trace& t, ValueId key, ValueId left, ValueId mode, ValueId right, const Shape& shape, DType dtype);
+ValueId wald(Trace& t, ValueId key, ValueId mean, const Shape& shape, DType dtype);
+ValueId double_sided_maxwell(Trace& t, ValueId key, ValueId loc, ValueId scale, const Shape& shape, DType dtype);
+ValueId orthogonal(Trace& t, ValueId key, int64_t n, int64_t m, const Shape& shape, DType dtype);
+// method: "cholesky", "svd" or "eigh" (checked by the caller).
+ValueId multivariate_normal(Trace& t, ValueId key, ValueId mean, ValueId cov, const std::optional<Shape>& shape, DType dtype,
+                            const std::string& method);
 
 // A random permutation of 0..n-1 (int32), JAX's shuffle by sorting on random 32-bit keys.
 ValueId permutation_indices(Trace& t, ValueId key, int64_t n);

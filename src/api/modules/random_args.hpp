@@ -28,4 +28,6 @@ inline std::vector<ValueId> one(ValueId v) { return {v}; }
 namespace shard::api {
 // The samplers of random_distributions.cpp, bound into the jax.random module.
 void fill_random_distributions(ModuleObj& m);
+// The gamma family, the counting samplers and the other transforms (random_samplers.cpp).
+void fill_random_samplers(ModuleObj& m);
 }  // namespace shard::api

@@ -138,6 +138,7 @@ void fill_random_distributions(ModuleObj& m) {
   def_fn(m, "pareto", one_parameter_sampler<random::pareto>("pareto", "b", std::nullopt));
   def_fn(m, "rayleigh", one_parameter_sampler<random::rayleigh>("rayleigh", "scale", std::nullopt));
   def_fn(m, "weibull_min", r_weibull_min);
+  fill_random_samplers(m);
 }
 
 }  // namespace shard::api

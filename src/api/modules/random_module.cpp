@@ -404,6 +404,18 @@ void fill_random(Interp&, ModuleObj& m) {
     key_arg(I2, p.get("keys"), "key_impl", true);
     return interp::make_str("threefry2x32");
   });
+  def_fn(m, "key_dtype", [](Interp& I2, CallArgs& a) -> Value {
+    ArgParser p(I2, a, "key_dtype", {"impl_spec="});
+    Value impl = p.get("impl_spec");
+    if (!is_none(impl) && (impl->kind != ObjKind::Str || static_cast<interp::StrObj&>(*impl).v != "threefry2x32"))
+      I2.raise("ValueError", fmt::format("unrecognized PRNG implementation {}. Did you mean one of: \"threefry2x32\"?", I2.repr(impl)));
+    return std::make_shared<interp::NativeObj>(key_dtype_class());
+  });
+  // clone: a copy for key-reuse checking, which shard does not do; the same key.
+  def_fn(m, "clone", [](Interp& I2, CallArgs& a) {
+    ArgParser p(I2, a, "clone", {"key"});
+    return p.get("key");
+  });
   def_fn(m, "split", r_split);
   def_fn(m, "fold_in", r_fold_in);
   def_fn(m, "bits", r_bits);
