@@ -364,13 +364,18 @@ void fill_cmath(Interp&, ModuleObj& m) {
   });
   add("phase", [](Interp& In, CallArgs& a) {
     func_nargs(In, a, "cmath.phase", 1, 1);
-    return make_float(c_atan2(complex_arg(In, a.args[0])));
+    C z = complex_arg(In, a.args[0]);
+    errno = 0;
+    double phi = c_atan2(z);  // libm's atan2 sets ERANGE when the angle underflows
+    math_error(In);
+    return make_float(phi);
   });
   add("polar", [](Interp& In, CallArgs& a) {
     func_nargs(In, a, "cmath.polar", 1, 1);
     C z = complex_arg(In, a.args[0]);
+    errno = 0;
     double phi = c_atan2(z);
-    double r = cx::abs(z);
+    double r = cx::abs(z);  // sets errno: ERANGE on overflow, else 0
     math_error(In);
     return make_tuple({make_float(r), make_float(phi)});
   });
