@@ -51,22 +51,26 @@ double bessel_series(int nu, double ax) {
 
 constexpr double kBesselSwitch = 20;
 
-// E_n(x) for x > 1 by its continued fraction (modified Lentz), real n >= 1.
+// E_n(x) for x > 1 by its continued fraction 1/(b0 + a1/(b1 + a2/(b2 + ...))), b_i = x + n + 2i,
+// a_i = -i (n - 1 + i): modified Lentz finds how many terms converge, then the fraction is
+// evaluated backwards from a few terms further (no product of roundings as in Lentz's).
 double expn_fraction(double n, double x) {
-  double b = x + n, c = 1 / kTiny, d = 1 / b, h = d;
-  for (int i = 1; i < 10000; ++i) {
-    const double an = -i * (n - 1 + i);
+  double b = x + n, c = 1 / kTiny, d = 1 / b;
+  int terms = 1;
+  for (; terms < 10000; ++terms) {
+    const double an = -terms * (n - 1 + terms);
     b += 2;
     d = an * d + b;
     if (std::fabs(d) < kTiny) d = kTiny;
     c = b + an / c;
     if (std::fabs(c) < kTiny) c = kTiny;
     d = 1 / d;
-    const double del = c * d;
-    h *= del;
-    if (std::fabs(del - 1) < kEps / 2) break;
+    if (std::fabs(c * d - 1) < kEps / 4) break;
   }
-  return h * std::exp(-x);
+  const int last = terms + 8;
+  double f = x + n + 2.0 * last;
+  for (int i = last; i >= 1; --i) f = x + n + 2.0 * (i - 1) + -i * (n - 1 + i) / f;
+  return std::exp(-x) / f;
 }
 
 // E_n(x) for 0 < x <= 1 and a natural n >= 1 by its series.
@@ -153,7 +157,7 @@ GammaSeries gamma_fraction(double a, double x, bool derivative) {
       dpkm1 *= kBigInv;
       dqkm1 *= kBigInv;
     }
-    if (derivative ? !(dt > kEps / 2) : !(t > kEps / 2)) break;
+    if (derivative ? !(dt > kEps / 8 * std::fabs(dans)) && !(t > kEps / 4) : !(t > kEps / 2)) break;
   }
   return {ans, dans};
 }

@@ -184,6 +184,11 @@ def zeta_grad_q_d(x, q):
 # ---- exponential integrals ----------------------------------------------------------------------
 
 def e1_d(x):
+    if x > 20:  # the continued fraction e^-x / (x + 1 - 1/(x + 3 - 4/(x + 5 - ...))), backwards
+        f = x + 2 * 3000 + 1
+        for i in range(3000, 0, -1):
+            f = x + 2 * i - 1 - D(i * i) / f
+        return (-x).exp() / f
     with localcontext() as ctx:
         ctx.prec = 150
         return +_e1_series(x)
@@ -266,8 +271,8 @@ CASES = [
     ("i0e", "jss.i0e(bx)", ["bx"], dec(lambda x: bessel_ie_d(0, x)), 16, None),
     ("i1e", "jss.i1e(bx)", ["bx"], dec(lambda x: bessel_ie_d(1, x)), 16, None),
     # i0 = exp(|x|) i0e(x): exp's argument |x| is exact, so exp's own rounding (1 ulp) plus i0e's
-    ("i0", "jss.i0(bx / 8)", ["bx8"], dec(lambda x: bessel_ie_d(0, x) * abs(x).exp()), 24, None),
-    ("i1", "jss.i1(bx / 8)", ["bx8"], dec(lambda x: bessel_ie_d(1, x) * abs(x).exp()), 24, None),
+    ("i0", "jss.i0(bx / 8)", ["bx8"], dec(lambda x: bessel_ie_d(0, x) * abs(x).exp()), 24, None, 2),
+    ("i1", "jss.i1(bx / 8)", ["bx8"], dec(lambda x: bessel_ie_d(1, x) * abs(x).exp()), 24, None, 2),
     ("erfcx", "jss.erfcx(ex)", ["ex"], dec(erfcx_d), 6, None),
     ("lax.igamma", "jax.lax.igamma(ga, gx)", ["ga", "gx"], dec(igamma_d), 8, "gamma"),
     ("lax.igammac", "jax.lax.igammac(ga, gx)", ["ga", "gx"], dec(igammac_d), 8, "gammac"),
@@ -282,19 +287,23 @@ CASES = [
     ("exp1", "jss.exp1(jnp.abs(eix))", ["eixabs"], dec(lambda x: expn_d(1, x)), 8, None),
     ("expn", "jss.expn(nn, nx)", ["nn", "nx"], dec(expn_d), 8, None),
     # poch = gamma(z + m) / gamma(z): each gamma is exp(lgamma), |lgamma| ulps each
-    ("poch", "jss.poch(ga, gx / 4)", ["ga", "gx4"], dec(lambda z, m: (lgamma_d(z + m) - lgamma_d(z)).exp()), 8, "poch"),
-    ("rel_entr", "jss.rel_entr(ga, gx)", ["ga", "gx"], dec(lambda p, q: p * (p / q).ln()), 8, "log"),
-    ("kl_div", "jss.kl_div(ga, gx)", ["ga", "gx"], dec(lambda p, q: p * (p / q).ln() - p + q), 8, "kl"),
+    ("poch", "jss.poch(ga / 4, gx / 4)", ["ga4", "gx4"], dec(lambda z, m: (lgamma_d(z + m) - lgamma_d(z)).exp()), 8, "poch@dtype", 2),
+    # p log(p / q) as JAX writes it, xlogx(p) - xlogy(p, q): the two terms' roundings
+    ("rel_entr", "jss.rel_entr(ga, gx)", ["ga", "gx"], dec(lambda p, q: p * (p / q).ln()), 8, "log@dtype", 2),
+    ("kl_div", "jss.kl_div(ga, gx)", ["ga", "gx"], dec(lambda p, q: p * (p / q).ln() - p + q), 8, "kl@dtype", 2),
     # JVPs (elementwise, so the gradient of the sum is the derivative at each point)
-    ("grad gammainc x", "jax.grad(lambda v: jss.gammainc(ga, v).sum())(gx)", ["ga", "gx"], dec(igamma_grad_x_d), 8, "gamma"),
+    # JAX's closed forms, computed in the operands' dtype: the exponent's terms' roundings
+    ("grad gammainc x", "jax.grad(lambda v: jss.gammainc(ga, v).sum())(gx)", ["ga", "gx"], dec(igamma_grad_x_d), 8, "gamma@dtype", 2),
     ("grad gammainc a", "jax.grad(lambda v: jss.gammainc(v, gx).sum())(ga)", ["ga", "gx"], dec(igamma_grad_a_d), 64, "gamma_d"),
-    ("grad gammaincc x", "jax.grad(lambda v: jss.gammaincc(ga, v).sum())(gx)", ["ga", "gx"], dec(lambda a, x: -igamma_grad_x_d(a, x)), 8, "gamma"),
+    ("grad gammaincc x", "jax.grad(lambda v: jss.gammaincc(ga, v).sum())(gx)", ["ga", "gx"], dec(lambda a, x: -igamma_grad_x_d(a, x)), 8, "gamma@dtype", 2),
+    # differences of two nearly equal terms (|x| large): their roundings relative to the result
     ("grad i0e", "jax.grad(lambda v: jss.i0e(v).sum())(bx)", ["bx"],
-     dec(lambda x: bessel_ie_d(1, x) - (1 if x > 0 else -1 if x < 0 else 0) * bessel_ie_d(0, x)), 16, "i0e_d"),
-    ("grad erfcx", "jax.grad(lambda v: jss.erfcx(v).sum())(ex)", ["ex"], dec(lambda x: 2 * x * erfcx_d(x) - 2 / PI.sqrt()), 8, "erfcx_d"),
-    ("grad betainc x", "jax.grad(lambda v: jss.betainc(ba, bb, v).sum())(bx2)", ["ba", "bb", "bx2"], dec(betainc_grad_x_d), 16, "beta"),
-    ("grad zeta q", "jax.grad(lambda v: jss.zeta(zx, v).sum())(zq)", ["zx", "zq"], dec(zeta_grad_q_d), 8, "zeta"),
-    ("grad expi", "jax.grad(lambda v: jss.expi(v).sum())(eix)", ["eix"], dec(lambda x: x.exp() / x), 8, None),
+     dec(lambda x: bessel_ie_d(1, x) - (1 if x > 0 else -1 if x < 0 else 0) * bessel_ie_d(0, x)), 16, "i0e_d@dtype", 2),
+    ("grad erfcx", "jax.grad(lambda v: jss.erfcx(v).sum())(ex)", ["ex"], dec(lambda x: 2 * x * erfcx_d(x) - 2 / PI.sqrt()), 8, "erfcx_d@dtype", 2),
+    ("grad betainc x", "jax.grad(lambda v: jss.betainc(ba, bb, v).sum())(bx2)", ["ba", "bb", "bx2"], dec(betainc_grad_x_d), 16, "beta@dtype", 2),
+    # -x zeta(x + 1, q): x + 1 is rounded in the dtype, zeta's relative change is |log q| times it
+    ("grad zeta q", "jax.grad(lambda v: jss.zeta(zx, v).sum())(zq)", ["zx", "zq"], dec(zeta_grad_q_d), 8, "zeta_d@dtype", 2),
+    ("grad expi", "jax.grad(lambda v: jss.expi(v).sum())(eix)", ["eix"], dec(lambda x: x.exp() / x), 8, None, 3),
 ]
 
 # float32: the values that stay finite and normal there.
@@ -311,7 +320,7 @@ SPECIAL = [
     ("jss.i0e(jnp.float32([0, jnp.inf, -jnp.inf, jnp.nan]))", [1, 0, 0, np.nan]),
     ("jss.i1e(jnp.float32([0, jnp.inf, -jnp.inf]))", [0, 0, -0.0]),
     ("jss.erfcx(jnp.float32([0, jnp.inf, -jnp.inf, -30]))", [1, 0, np.inf, np.inf]),
-    ("jss.expi(jnp.float32([0, jnp.inf, -jnp.inf]))", [-np.inf, np.inf, 0]),
+    ("jss.expi(jnp.float32([0, jnp.inf, -jnp.inf]))", [-np.inf, np.inf, -0.0]),  # -exp1(inf), as JAX
     ("jss.expn(jnp.float32([1, 3, -1, 1.5, 0]), jnp.float32([0, 0, 1, 1, 2]))", [np.inf, 0.5, np.nan, np.nan, np.exp(-2) / 2]),
     ("jss.rel_entr(jnp.float32([0, 0, 1, -1, 1]), jnp.float32([0, 1, 0, 1, -1]))", [0, 0, np.inf, np.inf, np.inf]),
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
@@ -320,40 +329,48 @@ SPECIAL = [
 
 
 def inputs(dtype):
-    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
+    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
          "eix": EIX, "eixabs": np.abs(EIX), "nn": NN, "nx": NX}
     return {k: np.asarray(a, dtype) for k, a in v.items()}
 
 
-def scales(kind, args):
-    """The size of the exponent terms whose float64 rounding the algorithm amplifies."""
+def scales(kind, args, ref):
+    """error / |result| is about eps times this: the relative amplification of the roundings of
+    the terms an algorithm (or JAX's formula) combines."""
     a = [np.asarray(x, np.float64) for x in args]
+    r = np.maximum(np.abs(np.asarray(ref, np.float64)), 1e-300)
+    lg = lambda v: np.abs([math.lgamma(t) for t in v])  # noqa: E731
     if kind in ("gamma", "gammac", "gamma_d"):
         ga, gx = a
-        s = np.abs(ga * np.log(gx)) + gx + np.abs([math.lgamma(t) for t in ga])
-        return s * (8 if kind == "gamma_d" else 1)
+        s = np.abs(ga * np.log(gx)) + gx + lg(ga)
+        return s * (32 if kind == "gamma_d" else 1)  # dP/da: the derivative recurrences lose more
     if kind == "beta":
         ba, bb, bx = a
-        lb = np.abs([math.lgamma(p) + math.lgamma(q) - math.lgamma(p + q) for p, q in zip(ba, bb)])
-        return np.abs(ba * np.log(bx)) + np.abs(bb * np.log1p(-bx)) + lb + np.abs([math.lgamma(p) for p in ba]) + \
-            np.abs([math.lgamma(p + q) for p, q in zip(ba, bb)])
+        return np.abs(ba * np.log(bx)) + np.abs(bb * np.log1p(-bx)) + lg(ba) + lg(bb) + lg(ba + bb)
     if kind == "poch":
         z, m = a
-        return np.abs([math.lgamma(p) for p in z]) + np.abs([math.lgamma(p + q) for p, q in zip(z, m)])
-    if kind == "log":  # p log(p/q) as xlogy(p, p) - xlogy(p, q): cancellation of the two
+        return lg(z) + lg(z + m)
+    if kind == "log":
         p, q = a
-        return np.abs(p * np.log(p)) + np.abs(p * np.log(q))
+        return (np.abs(p * np.log(p)) + np.abs(p * np.log(q))) / r
     if kind == "kl":
         p, q = a
-        return np.abs(p * np.log(p)) + np.abs(p * np.log(q)) + p + q
+        return (np.abs(p * np.log(p)) + np.abs(p * np.log(q)) + p + q) / r
     if kind == "zeta":
         zx, zq = a
         return np.abs(zx * np.log(zq))
+    if kind == "zeta_d":
+        zx, zq = a
+        return np.abs(np.log(zq)) * (np.abs(zx) + 1) + 2
     if kind == "expi":  # relative condition near Ei's root 0.3725 (the series' cancellation)
         x = a[0]
         return np.where((x > 0) & (x < 1), 1 / np.maximum(np.abs(x - 0.3725074107813666), 1e-6), 0.0)
-    if kind in ("i0e_d", "erfcx_d"):  # a difference of two nearly equal terms for large |x|
-        return np.abs(a[0]) * 2
+    if kind == "i0e_d":  # i1e(x) - sign(x) i0e(x): both about 1 / sqrt(2 pi |x|)
+        x = np.abs(a[0])
+        return 2 / np.sqrt(2 * np.pi * np.maximum(x, 1e-3)) / r + 1
+    if kind == "erfcx_d":  # 2 x erfcx(x) - 2 / sqrt(pi)
+        x = a[0]
+        return (4 / np.sqrt(np.pi) + np.where(x < 0, 4 * np.abs(x) * np.exp(np.minimum(x * x, 700)), 0)) / r
     return np.zeros(len(a[0]))
 
 
@@ -364,7 +381,7 @@ def ulp(v, dtype):
     return 2.0 ** (e - info.nmant)
 
 
-def compare(got, ref, scale, f64_ulps, dtype, label_inputs):
+def compare(got, ref, scale, f64_ulps, dtype, label_inputs, f32_ulps=1, in_dtype=False):
     got = np.asarray(got, np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         ref_r = np.asarray(ref, np.float64).astype(dtype).astype(np.float64)
@@ -378,9 +395,9 @@ def compare(got, ref, scale, f64_ulps, dtype, label_inputs):
     fin = ~special
     err = np.where(fin, np.abs(got - np.asarray(ref, np.float64)), 0)
     unit = ulp(ref_r, dtype)
-    eps64 = float(np.finfo(np.float64).eps)
-    base = 1.0 if dtype == np.float32 else float(f64_ulps)
-    limit = base + 4 * eps64 * np.abs(np.asarray(ref, np.float64)) * scale / unit
+    eps = float(np.finfo(dtype if in_dtype else np.float64).eps)
+    base = float(f32_ulps) if dtype == np.float32 else float(f64_ulps)
+    limit = base + 4 * eps * np.abs(np.asarray(ref, np.float64)) * scale / unit
     small = np.abs(np.asarray(ref, np.float64)) < tiny
     ulps = np.where(fin & ~small, err / unit, np.where(small, err / tiny, 0))
     bad = fin & (ulps > limit)
@@ -434,8 +451,8 @@ def program(tmp, dtype, vals, placement):
         lines.append(f"{name} = jnp.asarray(np.load({os.path.join(tmp, name + '.npy')!r}))")
         if placement == "sharded":
             lines.append(f"{name} = jax.device_put({name}, NamedSharding(mesh, P('d')))")
-    for k, (name, expr, ins, _, _, _) in enumerate(CASES):
-        expr = expr.replace("bx / 8", "bx8").replace("gx / 4", "gx4").replace("jnp.abs(eix)", "eixabs")
+    for k, (name, expr, ins, *_unused) in enumerate(CASES):
+        expr = expr.replace("bx / 8", "bx8").replace("gx / 4", "gx4").replace("ga / 4", "ga4").replace("jnp.abs(eix)", "eixabs")
         args = ", ".join(ins)
         body = expr if placement == "eager" else f"jax.jit(lambda {args}: {expr})({args})"
         out = os.path.join(tmp, f"{placement}_{k}.npy")
@@ -471,10 +488,11 @@ def main(argv):
             for name, arr in vals.items():
                 np.save(os.path.join(sub, name + ".npy"), arr)
             refs = []
-            for (name, expr, ins, f, _, kind) in CASES:
+            for (name, expr, ins, f, _, kind, *_rest) in CASES:
                 args = [vals[i] for i in ins]
                 with np.errstate(all="ignore"):
-                    refs.append((_v(f, *args), scales(kind, args) if kind else np.zeros(len(args[0]))))
+                    ref = _v(f, *args)
+                    refs.append((ref, scales(kind.split("@")[0], args, ref) if kind else np.zeros(len(args[0]))))
             for placement in PLACEMENTS:
                 path = os.path.join(sub, placement + ".shard")
                 with open(path, "w") as fh:
@@ -490,7 +508,7 @@ def main(argv):
                 if proc.returncode != 0:
                     print(f"[{tag} {placement}] shard exited with {proc.returncode}:\n{proc.stderr[-2000:]}")
                     failed += 1
-                for k, (name, expr, ins, _, f64_ulps, _) in enumerate(CASES):
+                for k, (name, expr, ins, _, f64_ulps, kind, *rest) in enumerate(CASES):
                     label = f"[{tag} {placement}] {name}"
                     if k in errors or k not in dtypes:
                         failed += 1
@@ -503,7 +521,8 @@ def main(argv):
                     got = np.load(os.path.join(sub, f"{placement}_{k}.npy"))
                     ref, scale = refs[k]
                     problem, u = compare(got, ref, scale, f64_ulps, dtype,
-                                         lambda i: ", ".join(f"{n}={vals[n][i]!r}" for n in ins))
+                                         lambda i: ", ".join(f"{n}={vals[n][i]!r}" for n in ins),
+                                         rest[0] if rest else 1, bool(kind and kind.endswith("@dtype")))
                     worst[(tag, name)] = max(worst.get((tag, name), 0), u)
                     if problem:
                         failed += 1
