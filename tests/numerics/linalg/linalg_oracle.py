@@ -230,6 +230,106 @@ add("scan of solve", "jax.lax.scan(lambda c, a: (c + jnp.linalg.det(a), jnp.lina
 add("scan carry det", "jax.lax.scan(lambda c, a: (c + jnp.linalg.det(a), None), 0.0, jnp.stack([A, A.T]))[0]",
     lambda x: 2 * det(x["A"]))
 
+# jax.scipy.linalg.lu_factor / lu_solve and lax.linalg.lu_pivots_to_permutation
+def np_perm(pivots, m):
+    perm = np.arange(m)
+    for i, j in enumerate(np.asarray(pivots)):
+        perm[[i, j]] = perm[[j, i]]
+    return perm.astype(np.int32)
+solve = np.linalg.solve
+add("scipy lu_factor lu", "jax.scipy.linalg.lu_factor(N)[0]", lambda x: np_lu(x["N"])[0], 1e-3)
+add("scipy lu_factor piv", "jax.scipy.linalg.lu_factor(N)[1]", lambda x: np_lu(x["N"])[1], "exact")
+add("scipy lu_factor batched piv", "jax.scipy.linalg.lu_factor(AB)[1]", lambda x: np.stack([np_lu(a)[1] for a in x["AB"]]), "exact")
+add("scipy lu_factor wide", "jax.scipy.linalg.lu_factor(W)[0]", lambda x: np_lu(x["W"])[0], 1e-3)
+add("lax lu_pivots_to_permutation", "jax.lax.linalg.lu_pivots_to_permutation(jax.lax.linalg.lu(N)[1], 5)",
+    lambda x: np_lu(x["N"])[2], "exact")
+add("lax lu_pivots_to_permutation batched", "jax.lax.linalg.lu_pivots_to_permutation(jax.lax.linalg.lu(AB)[1], 4)",
+    lambda x: np.stack([np_lu(a)[2] for a in x["AB"]]), "exact")
+add("lax lu_pivots_to_permutation longer", "jax.lax.linalg.lu_pivots_to_permutation(jnp.array([2, 2, 4], jnp.int32), 6)",
+    lambda x: np_perm([2, 2, 4], 6), "exact")
+add("lax lu_pivots_to_permutation jit", "jax.jit(lambda p: jax.lax.linalg.lu_pivots_to_permutation(p, 4))(jax.lax.linalg.lu(AB)[1])",
+    lambda x: np.stack([np_lu(a)[2] for a in x["AB"]]), "exact")
+add("lax lu_pivots_to_permutation vmap", "jax.vmap(lambda p: jax.lax.linalg.lu_pivots_to_permutation(p, 4))(jax.lax.linalg.lu(AB)[1])",
+    lambda x: np.stack([np_lu(a)[2] for a in x["AB"]]), "exact")
+for trans, op in [(0, lambda a: a), (1, lambda a: a.T), (2, lambda a: a.T)]:
+    add(f"scipy lu_solve trans={trans} vector", f"jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(N), N[0], trans={trans})",
+        lambda x, op=op: solve(op(x["N"]), x["N"][0]), 2e-3)
+    add(f"scipy lu_solve trans={trans} matrix", f"jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(A), B, trans={trans})",
+        lambda x, op=op: solve(op(x["A"]), x["B"]))
+    add(f"scipy lu_solve trans={trans} batched", f"jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(AB), BB, trans={trans})",
+        lambda x, trans=trans: solve(x["AB"] if trans == 0 else np.swapaxes(x["AB"], -1, -2), x["BB"]))
+add("scipy lu_solve batched a, one b", "jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(AB), b)",
+    lambda x: solve(x["AB"], np.broadcast_to(x["b"][:, None], (8, 4, 1)))[..., 0])
+add("scipy lu_solve batched vectors", "jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(AB), BB[..., 0])",
+    lambda x: solve(x["AB"], x["BB"][..., :1])[..., 0])
+add("scipy lu_solve one a, batched b", "jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(A), BB, trans=1)",
+    lambda x: solve(x["A"].T, x["BB"]))
+add("scipy lu_solve int b", "jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(A), jnp.arange(4))",
+    lambda x: solve(x["A"], np.arange(4.0)))
+add("jit lu_solve", "jax.jit(lambda a, bb: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a), bb, trans=1))(AB, BB)",
+    lambda x: solve(np.swapaxes(x["AB"], -1, -2), x["BB"]))
+add("vmap lu_solve", "jax.vmap(lambda a, bb: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a), bb))(AB, BB)",
+    lambda x: solve(x["AB"], x["BB"]))
+# jnp.linalg's array-API names, cond, multi_dot, lstsq, tensorinv, tensorsolve (numpy's)
+cond = np.linalg.cond
+for pn in ["None", "1", "-1", "2", "-2", "'fro'", "jnp.inf", "-jnp.inf"]:
+    pv = eval(pn.replace("jnp.", "np."))
+    add(f"cond p={pn}", f"jnp.linalg.cond(N, {pn})", lambda x, pv=pv: cond(x["N"].astype(np.float64), pv), 2e-3)
+add("cond batched", "jnp.linalg.cond(AB)", lambda x: cond(x["AB"].astype(np.float64)), 1e-3)
+add("cond batched p=1", "jnp.linalg.cond(AB, 1)", lambda x: cond(x["AB"].astype(np.float64), 1), 1e-3)
+add("cond tall", "jnp.linalg.cond(T)", lambda x: cond(x["T"].astype(np.float64)), 1e-3)
+add("cond singular p=1 is inf", "jnp.linalg.cond(jnp.ones((3, 3)), 1)", lambda x: np.float64(np.inf), "exact_float")
+add("cond int", "jnp.linalg.cond(jnp.array([[1, 2], [2, 1]]))", lambda x: np.float64(3.0))
+add("jit cond", "jax.jit(jnp.linalg.cond, static_argnums=1)(AB, 'fro')", lambda x: cond(x["AB"].astype(np.float64), "fro"), 1e-3)
+for o in ["'fro'", "'nuc'", "1", "-1", "2", "-2", "jnp.inf", "-jnp.inf"]:
+    no = eval(o.replace("jnp.", "np."))
+    add(f"matrix_norm ord={o}", f"jnp.linalg.matrix_norm(AB, ord={o})", lambda x, no=no: nrm(x["AB"], ord=no, axis=(-2, -1)))
+add("matrix_norm keepdims", "jnp.linalg.matrix_norm(T, keepdims=True)", lambda x: nrm(x["T"], axis=(-2, -1), keepdims=True))
+add("matrix_norm int", "jnp.linalg.matrix_norm(jnp.arange(1, 10).reshape(3, 3))", lambda x: nrm(np.arange(1.0, 10.0).reshape(3, 3)))
+for o in ["2", "1", "0", "3", "0.5", "jnp.inf", "-jnp.inf", "-2"]:
+    no = eval(o.replace("jnp.", "np."))
+    add(f"vector_norm ord={o}", f"jnp.linalg.vector_norm(AB, ord={o})", lambda x, no=no: np.linalg.vector_norm(x["AB"], ord=no)
+        if hasattr(np.linalg, "vector_norm") else nrm(x["AB"].ravel(), ord=no))
+    add(f"vector_norm ord={o} axis=(0, 2)", f"jnp.linalg.vector_norm(AB, axis=(0, 2), ord={o})",
+        lambda x, no=no: np.apply_along_axis(lambda v: nrm(v, ord=no), 1, np.moveaxis(x["AB"], 1, 0).reshape(4, -1)))
+add("vector_norm keepdims", "jnp.linalg.vector_norm(T, axis=1, keepdims=True)", lambda x: nrm(x["T"], axis=1, keepdims=True))
+add("vector_norm int ord=1", "jnp.linalg.vector_norm(jnp.array([3, -4]), ord=1)", lambda x: np.int32(7), "exact")
+add("multi_dot", "jnp.linalg.multi_dot([T.T, T, A, B])", lambda x: x["T"].T.astype(np.float64) @ x["T"] @ x["A"] @ x["B"], 1e-3)
+add("multi_dot vectors", "jnp.linalg.multi_dot([b, A, A, b])", lambda x: x["b"].astype(np.float64) @ x["A"] @ x["A"] @ x["b"], 1e-3)
+add("multi_dot two", "jnp.linalg.multi_dot([W, W.T])", lambda x: x["W"].astype(np.float64) @ x["W"].T)
+add("jit multi_dot", "jax.jit(jnp.linalg.multi_dot)([T, A, b])", lambda x: x["T"].astype(np.float64) @ x["A"] @ x["b"], 1e-3)
+lstsq = lambda a, bb: np.linalg.lstsq(np.asarray(a, np.float64), np.asarray(bb, np.float64), rcond=None)
+add("lstsq x", "jnp.linalg.lstsq(T, T[:, :2] + 1)[0]", lambda x: lstsq(x["T"], x["T"][:, :2] + 1)[0], 1e-3)
+add("lstsq resid", "jnp.linalg.lstsq(T, T[:, :2] + 1)[1]", lambda x: lstsq(x["T"], x["T"][:, :2] + 1)[1], 2e-3)
+add("lstsq rank", "jnp.linalg.lstsq(T, T[:, 0])[2]", lambda x: np.int32(4), "exact")
+add("lstsq s", "jnp.linalg.lstsq(T, T[:, 0])[3]", lambda x: lstsq(x["T"], x["T"][:, 0])[3])
+add("lstsq vector b", "jnp.linalg.lstsq(T, jnp.arange(6.0))[0]", lambda x: lstsq(x["T"], np.arange(6.0))[0], 1e-3)
+add("lstsq rank deficient", "jnp.linalg.lstsq(jnp.ones((4, 3)), b)[0]", lambda x: lstsq(np.ones((4, 3)), x["b"])[0], 1e-3)
+add("lstsq rank deficient rank", "jnp.linalg.lstsq(jnp.ones((4, 3)), b)[2]", lambda x: np.int32(1), "exact")
+add("lstsq wide", "jnp.linalg.lstsq(W, W[:, 0])[0]", lambda x: lstsq(x["W"], x["W"][:, 0])[0], 1e-3)
+add("lstsq numpy_resid", "jnp.linalg.lstsq(W, W[:, 0], numpy_resid=True)[1].shape[0]", lambda x: np.int32(0), "exact")
+add("jit lstsq", "jax.jit(jnp.linalg.lstsq)(T, T[:, 1])[0]", lambda x: lstsq(x["T"], x["T"][:, 1])[0], 1e-3)
+add("tensorinv", "jnp.linalg.tensorinv(A.reshape(4, 2, 2), ind=1)", lambda x: np.linalg.tensorinv(x["A"].reshape(4, 2, 2), ind=1), 1e-3)
+add("tensorinv ind=2", "jnp.linalg.tensorinv(A.reshape(2, 2, 2, 2))", lambda x: np.linalg.tensorinv(x["A"].reshape(2, 2, 2, 2)), 1e-3)
+add("tensorsolve", "jnp.linalg.tensorsolve(A.reshape(2, 2, 4), b.reshape(2, 2))",
+    lambda x: np.linalg.tensorsolve(x["A"].reshape(2, 2, 4), x["b"].reshape(2, 2)), 1e-3)
+add("tensorsolve axes", "jnp.linalg.tensorsolve(A.reshape(4, 2, 2), b.reshape(2, 2), axes=(0,))",
+    lambda x: np.linalg.tensorsolve(x["A"].reshape(4, 2, 2), x["b"].reshape(2, 2), axes=(0,)), 1e-3)
+add("linalg.matrix_transpose", "jnp.linalg.matrix_transpose(AB)", lambda x: np.swapaxes(x["AB"], -1, -2), "exact_float")
+add("linalg.outer", "jnp.linalg.outer(b, jnp.arange(3))", lambda x: np.outer(x["b"], np.arange(3)))
+add("linalg.cross", "jnp.linalg.cross(B, B[::-1])", lambda x: np.cross(x["B"], x["B"][::-1]))
+add("linalg.cross axis=0", "jnp.linalg.cross(B.T, B.T[:, ::-1], axis=0)", lambda x: np.cross(x["B"].T, x["B"].T[:, ::-1], axis=0))
+add("linalg.matmul", "jnp.linalg.matmul(AB, BB)", lambda x: x["AB"].astype(np.float64) @ x["BB"])
+add("linalg.matmul vector", "jnp.linalg.matmul(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
+add("linalg.tensordot", "jnp.linalg.tensordot(T, T, axes=([0], [0]))", lambda x: np.tensordot(x["T"], x["T"], axes=([0], [0])))
+add("linalg.tensordot axes=1", "jnp.linalg.tensordot(A, B, axes=1)", lambda x: np.tensordot(x["A"], x["B"], axes=1))
+add("linalg.trace", "jnp.linalg.trace(AB, offset=1)", lambda x: np.trace(x["AB"], offset=1, axis1=-2, axis2=-1))
+add("linalg.trace int", "jnp.linalg.trace(jnp.arange(12).reshape(3, 4), offset=-1)", lambda x: np.int32(4 + 9), "exact")
+add("linalg.diagonal", "jnp.linalg.diagonal(AB, offset=-1)", lambda x: np.diagonal(x["AB"], offset=-1, axis1=-2, axis2=-1), "exact_float")
+add("linalg.vecdot", "jnp.linalg.vecdot(BB, B)", lambda x: np.sum(x["BB"].astype(np.float64) * x["B"], -1))
+add("linalg.vecdot axis=0", "jnp.linalg.vecdot(T, T, axis=0)", lambda x: np.sum(x["T"].astype(np.float64) ** 2, 0))
+add("jnp.vecdot int", "jnp.vecdot(jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[2, 3, 4]]))", lambda x: np.array([20, 47], np.int32), "exact")
+
 # Gradients: grad of sum(Wt * f(x)) against central differences of the float64 reference.
 G = []
 def grad_case(name, arg, src, ref, tol=2e-3):
@@ -265,6 +365,17 @@ grad_case("grad norm nuc", "T", "lambda t: jnp.linalg.norm(t, ord='nuc')", lambd
 grad_case("grad norm 3", "T", "lambda t: jnp.linalg.norm(t, ord=3, axis=0)", lambda t: nrm(t, ord=3, axis=0))
 grad_case("grad jit inv", "A", "jax.jit(lambda a: jnp.linalg.inv(a))", inv)
 grad_case("grad vmap det", "AB", "jax.vmap(jnp.linalg.det)", det)
+grad_case("grad lu_solve wrt b", "B", "lambda bb: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(A), bb)",
+          lambda bb, x: np.linalg.solve(x["A"], bb))
+grad_case("grad lu_solve trans=1 wrt a", "A", "lambda a: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a), B, trans=1)",
+          lambda a, x: np.linalg.solve(a.T, x["B"]))
+grad_case("grad lu_solve batched wrt a", "AB", "lambda a: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a), BB)",
+          lambda a, x: np.linalg.solve(a, x["BB"]))
+grad_case("grad cond", "A", "lambda a: jnp.linalg.cond(a)", lambda a: np.linalg.cond(a))
+grad_case("grad lstsq", "T", "lambda t: jnp.linalg.lstsq(t, T[:, :2] + 1)[0]",
+          lambda t, x: np.linalg.lstsq(t, x["T"][:, :2].astype(np.float64) + 1, rcond=None)[0], 5e-3)
+grad_case("grad vector_norm 3", "T", "lambda t: jnp.linalg.vector_norm(t, axis=0, ord=3)", lambda t: nrm(t, ord=3, axis=0))
+grad_case("grad multi_dot", "A", "lambda a: jnp.linalg.multi_dot([T, a, a, B])", lambda a, x: x["T"] @ a @ a @ x["B"])
 
 PLACEMENTS = [
     ("unsharded", None, None),
