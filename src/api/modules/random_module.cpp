@@ -80,7 +80,7 @@ Shape random_shape(Interp& I, const Value& v, const std::string& fname) {
 DType float_dtype(Interp& I, const Value& v, const std::string& fname) {
   DType d = is_none(v) ? types::default_float_dtype() : storage_dtype(require_dtype(I, v), false);
   if (!types::is_float(d))
-    I.raise("ValueError", fmt::format("dtype argument to `{}` must be a float dtype, got {}", fname, I.str(v)));  // as given
+    I.raise("ValueError", fmt::format("dtype argument to `{}` must be a float dtype, got {}", fname, types::dtype_name(d)));  // canonical, as JAX
   return d;
 }
 
