@@ -172,8 +172,10 @@ void def_unary(const ClassP& c) {
     C z = self_cx(I, a, "__getnewargs__");
     return make_tuple({make_float(z.re), make_float(z.im)});
   });
-  def_property(c, "real", [](Interp& I, CallArgs& a) { return make_float(self_cx(I, a, "real").re); });
-  def_property(c, "imag", [](Interp& I, CallArgs& a) { return make_float(self_cx(I, a, "imag").im); });
+  // Read-only members, as CPython's T_DOUBLE READONLY.
+  auto readonly = [](Interp& I, CallArgs&) -> Value { I.raise("AttributeError", "readonly attribute"); };
+  def_property(c, "real", [](Interp& I, CallArgs& a) { return make_float(self_cx(I, a, "real").re); }, readonly);
+  def_property(c, "imag", [](Interp& I, CallArgs& a) { return make_float(self_cx(I, a, "imag").im); }, readonly);
 }
 
 // x.__complex__() when type(x) defines it (try_complex_special_method).
