@@ -8,6 +8,7 @@
 #include "api/objects/sharding_objects.hpp"
 #include "exec/array.hpp"
 #include "interp/builtins/support.hpp"
+#include "interp/complex_value.hpp"
 #include "trace/trace.hpp"
 #include "types/element_io.hpp"
 
@@ -228,6 +229,8 @@ Value element_value(DType dt, const uint8_t* p) {
     case DType::F32: { float x; std::memcpy(&x, p, 4); return interp::make_float(x); }
     case DType::F64: { double x; std::memcpy(&x, p, 8); return interp::make_float(x); }
     case DType::F16: case DType::BF16: { uint16_t h; std::memcpy(&h, p, 2); return interp::make_float(half_to_float(h, dt == DType::BF16)); }
+    case DType::C64: { float x[2]; std::memcpy(x, p, 8); return interp::make_complex(x[0], x[1]); }
+    case DType::C128: { double x[2]; std::memcpy(x, p, 16); return interp::make_complex(x[0], x[1]); }
   }
   return interp::none();
 }

@@ -117,7 +117,7 @@ struct FormatArray {
 };
 
 bool dtype_is_implied(DType t) {
-  return t == DType::F64 || t == DType::I64 || t == DType::Bool;
+  return t == DType::F64 || t == DType::I64 || t == DType::Bool || t == DType::C128;
 }
 
 }  // namespace
@@ -146,7 +146,7 @@ std::string array_to_string(const ArrayView& a, std::string_view separator,
   const auto strides = row_major_strides(a.shape);
   std::vector<uint64_t> shown;
   collect_shown(a, strides, summarise, 0, 0, shown);
-  const ElementFormat fmt(a.dtype, shown, a.shape.empty());
+  const ElementFormat fmt(a.dtype, shown, a.shape.empty(), a.data);
   FormatArray f{a, strides, fmt, std::string(separator), summarise};
   const std::string next_line_prefix = " " + std::string(prefix.size(), ' ');
   return f.recurse(0, 0, next_line_prefix, kLineWidth - int(suffix_len));
@@ -200,6 +200,7 @@ std::string format_jax_repr(const ArrayView& a, bool weak_type) {
 }
 
 std::string format_scalar_str(DType dtype, const void* data) {
+  if (types::is_complex(dtype)) return format_complex_scalar(dtype, data);
   return format_scalar_element(dtype, load_element_bits(dtype, data, 0));
 }
 

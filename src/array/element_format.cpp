@@ -54,6 +54,7 @@ uint64_t load_element_bits(DType dtype, const void* data, int64_t i) {
       std::memcpy(&v, p + i * 8, 8);
       return v;
     }
+    case DType::C64: case DType::C128: return uint64_t(i);
   }
   return 0;
 }
@@ -79,9 +80,18 @@ std::string bfloat16_text(uint64_t element) {
 
 }  // namespace
 
-ElementFormat::ElementFormat(DType dtype, const std::vector<uint64_t>& shown, bool zero_dim)
-    : dtype_(dtype), zero_dim_(zero_dim) {
-  if (types::is_int(dtype)) {
+ElementFormat::ElementFormat(DType dtype, const std::vector<uint64_t>& shown, bool zero_dim, const void* data, bool sign_plus)
+    : dtype_(dtype), zero_dim_(zero_dim), sign_plus_(sign_plus), data_(data) {
+  if (types::is_complex(dtype)) {
+    const DType part = types::complex_part_dtype(dtype);
+    std::vector<uint64_t> re, im;
+    for (uint64_t i : shown) {
+      re.push_back(load_element_bits(part, data, int64_t(2 * i)));
+      im.push_back(load_element_bits(part, data, int64_t(2 * i + 1)));
+    }
+    real_format_ = std::make_shared<ElementFormat>(part, re, zero_dim);
+    imag_format_ = std::make_shared<ElementFormat>(part, im, zero_dim, nullptr, true);
+  } else if (types::is_int(dtype)) {
     // numpy: width of the longer of str(max) and str(min)
     if (!shown.empty()) {
       auto [mn, mx] = std::minmax_element(shown.begin(), shown.end(), [](uint64_t a, uint64_t b) {
@@ -129,6 +139,7 @@ void ElementFormat::fill_float_format(const std::vector<uint64_t>& shown) {
     o.scientific = true;
     o.precision = precision_;
     o.trim = Trim::Zeros;
+    o.sign = sign_plus_;
     int max_exp = 0, max_frac = 0, max_int = 0;
     for (uint64_t b : finite) {
       const std::string s = dragon4_format(dtype_, b, o);
@@ -146,6 +157,7 @@ void ElementFormat::fill_float_format(const std::vector<uint64_t>& shown) {
     Dragon4Options o;
     o.precision = precision_;
     o.trim = Trim::Zeros;
+    o.sign = sign_plus_;
     int max_frac = 0, max_int = 0;
     for (uint64_t b : finite) {
       const std::string s = dragon4_format(dtype_, b, o);
@@ -159,8 +171,9 @@ void ElementFormat::fill_float_format(const std::vector<uint64_t>& shown) {
   }
   if (finite.size() != shown.size()) {
     // room for "nan" / "inf" / "-inf" in the common width
+    // numpy: with sign='+' an infinity always has a sign
     const int offset = pad_right_ + 1;
-    pad_left_ = std::max({pad_left_, 3 - offset, 3 + int(any_neg_inf) - offset});
+    pad_left_ = std::max({pad_left_, 3 - offset, 3 + int(any_neg_inf || sign_plus_) - offset});
   }
 }
 
@@ -170,6 +183,16 @@ std::string ElementFormat::operator()(uint64_t element) const {
     return "False";
   }
   if (dtype_ == DType::BF16) return bfloat16_text(element);
+  if (types::is_complex(dtype_)) {
+    const DType part = types::complex_part_dtype(dtype_);
+    const std::string r = (*real_format_)(load_element_bits(part, data_, int64_t(2 * element)));
+    std::string i = (*imag_format_)(load_element_bits(part, data_, int64_t(2 * element + 1)));
+    // the 'j' goes before the imaginary part's trailing padding
+    const size_t end = i.find_last_not_of(' ');
+    const size_t sp = end == std::string::npos ? 0 : end + 1;
+    i.insert(sp, "j");
+    return r + i;
+  }
   if (types::is_int(dtype_)) {
     std::string s = std::to_string(int64_t(element));
     if (int(s.size()) < int_width_) s.insert(0, size_t(int_width_) - s.size(), ' ');
@@ -177,7 +200,7 @@ std::string ElementFormat::operator()(uint64_t element) const {
   }
   const double v = float_bits_to_double(dtype_, element);
   if (!std::isfinite(v)) {
-    const std::string s = std::isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
+    const std::string s = std::isnan(v) ? (sign_plus_ ? "+nan" : "nan") : v < 0 ? "-inf" : sign_plus_ ? "+inf" : "inf";
     const int width = pad_left_ + pad_right_ + 1;
     return std::string(size_t(std::max(0, width - int(s.size()))), ' ') + s;
   }
@@ -185,6 +208,7 @@ std::string ElementFormat::operator()(uint64_t element) const {
   o.precision = precision_;
   o.min_digits = min_digits_;
   o.pad_left = pad_left_;
+  o.sign = sign_plus_;
   if (exp_format_) {
     o.scientific = true;
     o.trim = Trim::Keep;
@@ -210,6 +234,27 @@ std::string format_scalar_element(DType dtype, uint64_t element) {
     o.trim = Trim::DptZeros;
   }
   return dragon4_format(dtype, element, o);
+}
+
+// numpy's complex scalar str: `2j` when the real part is +0, else `(re+imj)`; each part
+// as a float scalar (positional between 1e-4 and 1e16, trailing zeros and point dropped).
+std::string format_complex_scalar(DType dtype, const void* data) {
+  const DType part = types::complex_part_dtype(dtype);
+  const uint64_t re = load_element_bits(part, data, 0), im = load_element_bits(part, data, 1);
+  auto either = [&](uint64_t bits, bool sign) {
+    const double v = float_bits_to_double(part, bits);
+    const double a = std::fabs(v);
+    Dragon4Options o;
+    o.sign = sign;
+    o.trim = Trim::DptZeros;
+    if (!(a == 0 || (a < 1e16 && a >= 1e-4))) o.scientific = true;
+    return dragon4_format(part, bits, o);
+  };
+  const double r = float_bits_to_double(part, re), i = float_bits_to_double(part, im);
+  if (r == 0 && !std::signbit(r)) return either(im, false) + "j";
+  const std::string rs = std::isfinite(r) ? either(re, false) : std::isnan(r) ? "nan" : r > 0 ? "inf" : "-inf";
+  const std::string is = std::isfinite(i) ? either(im, true) : std::isnan(i) ? "+nan" : i > 0 ? "+inf" : "-inf";
+  return "(" + rs + is + "j)";
 }
 
 }  // namespace shard::array

@@ -31,7 +31,7 @@ TransposeRule transpose_rule(OpKind k) {
   }
 }
 
-bool is_differentiable(const ArrayType& t) { return types::is_float(t.dtype()); }
+bool is_differentiable(const ArrayType& t) { return types::is_inexact(t.dtype()); }
 
 void unsupported(const std::string& what) { throw types::ShardingError("NotImplementedError", what); }
 

@@ -54,7 +54,19 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     case EwOp::Gt: case EwOp::Ge: case EwOp::ShiftLeft: case EwOp::ShiftRightLogical: case EwOp::ShiftRightArithmetic:
       break;
     case EwOp::Neg: if (dx) dy = neg(t, *dx); break;
-    case EwOp::Abs: dy = scale(t, dx, [&] { return un(t, EwOp::Sign, x); }); break;
+    // Linear in the complex parts.
+    case EwOp::Real: case EwOp::Imag: case EwOp::Conj: if (dx) dy = emit_like1(t, a.fn, a.op, {*dx}); break;
+    case EwOp::Complex:
+      if (dx || a.dx[1])
+        dy = trace::make_complex(t, instantiate(t, dx, a.operand_type(0)), instantiate(t, a.dx[1], a.operand_type(1)));
+      break;
+    case EwOp::Abs:
+      if (types::is_complex(a.operand_type(0).dtype())) {  // d|z| = Re(conj(z / |z|) dz), as JAX's _abs_jvp_rule
+        if (dx) dy = trace::real(t, mul(t, trace::conj(t, un(t, EwOp::Sign, x)), *dx));
+        break;
+      }
+      dy = scale(t, dx, [&] { return un(t, EwOp::Sign, x); });
+      break;
     case EwOp::Sqrt: dy = scale(t, dx, [&] { return div(t, c(0.5), y); }); break;
     case EwOp::Rsqrt: dy = scale(t, dx, [&] { ValueId q = div(t, y, x); return mul(t, q, c(-0.5)); }); break;
     case EwOp::Cbrt: dy = scale(t, dx, [&] { ValueId k = c(1.0 / 3.0); return mul(t, k, trace::integer_pow(t, y, -2)); }); break;
@@ -246,6 +258,11 @@ std::vector<Tangent> transpose_Elementwise(TransposeArgs& a) {
   };
   switch (e.op) {
     case EwOp::Neg: on(0, neg(t, ct)); break;
+    // Complex parts: JAX's transposes (lax.py's real_p, imag_p, complex_p, conj_p).
+    case EwOp::Real: on(0, trace::make_complex(t, ct, zeros(t, t.type(ct)))); break;
+    case EwOp::Imag: on(0, trace::make_complex(t, zeros(t, t.type(ct)), neg(t, ct))); break;
+    case EwOp::Complex: on(0, trace::real(t, ct)); on(1, trace::imag(t, neg(t, ct))); break;
+    case EwOp::Conj: on(0, trace::conj(t, ct)); break;
     case EwOp::Add: on(0, ct); on(1, ct); break;
     case EwOp::Sub: on(0, ct); if (a.linear[1]) on(1, neg(t, ct)); break;
     case EwOp::Mul:

@@ -234,7 +234,8 @@ class Lowering {
         emit(std::move(s));
         return;
       }
-      case OpKind::Cholesky: case OpKind::Lu: case OpKind::TriangularSolve: case OpKind::Eigh: case OpKind::Svd: case OpKind::Qr: {
+      case OpKind::Cholesky: case OpKind::Lu: case OpKind::TriangularSolve: case OpKind::Eigh: case OpKind::Svd: case OpKind::Qr:
+      case OpKind::Fft: {
         Step s = make_step(op);
         s.run = linalg_step_run(fn_, op);
         emit(std::move(s));

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "exec/fft_kernels.hpp"
 #include "exec/lapack_kernels.hpp"
 
 namespace shard::exec {
@@ -13,13 +14,31 @@ using ir::OpKind;
 std::function<void(const StepContext&, const std::vector<const void*>&, const std::vector<void*>&)> linalg_step_run(
     const ir::Function& fn, const ir::Op& op) {
   const auto& it = fn.type(op.operands.at(0));
+  using In = const std::vector<const void*>;
+  using Out = const std::vector<void*>;
+  if (op.kind == OpKind::Fft) {
+    // The operand's storage: real values, or complex ones lowered to their parts (a trailing
+    // dim of 2, spmd/lower_complex.hpp); the batch is what precedes the transformed dims.
+    const auto& a = op.attr<ir::attr::Fft>();
+    int64_t elements = 1;
+    for (auto d : it.shape()) elements *= d;
+    int64_t signal = 1;
+    for (size_t d = 0; d + 1 < a.fft_lengths.size(); ++d) signal *= a.fft_lengths[d];
+    const int64_t n = a.fft_lengths.back();
+    const bool complex_in = a.fft_type != ir::attr::FftType::Rfft;
+    signal *= a.fft_type == ir::attr::FftType::Irfft ? n / 2 + 1 : n;
+    if (complex_in) signal *= 2;
+    const int64_t batch = signal == 0 ? 0 : elements / signal;
+    const types::DType part = it.dtype();
+    return [=, type = a.fft_type, lengths = a.fft_lengths](const StepContext&, In& in, Out& out) {
+      fft_kernel(part, type, batch, lengths, in[0], out[0]);
+    };
+  }
   const size_t r = it.rank();
   const int64_t m = it.shape()[r - 2], n = it.shape()[r - 1];
   int64_t batch = 1;
   for (size_t d = 0; d + 2 < r; ++d) batch *= it.shape()[d];
   const types::DType dt = it.dtype();
-  using In = const std::vector<const void*>;
-  using Out = const std::vector<void*>;
   switch (op.kind) {
     case OpKind::Cholesky:
       return [=](const StepContext&, In& in, Out& out) { cholesky_kernel(dt, batch, n, in[0], out[0]); };

@@ -1,6 +1,6 @@
-// The step of a linalg primitive (cholesky, lu, triangular_solve, eigh, svd, qr) in a
-// per-device program: its LAPACK kernel (exec/lapack_kernels.hpp) over the device's block,
-// whose matrix dims the partitioner keeps whole.
+// The step of a linalg primitive (cholesky, lu, triangular_solve, eigh, svd, qr) or of fft in a
+// per-device program: its LAPACK kernel (exec/lapack_kernels.hpp) or FFTW (exec/fft_kernels.hpp) over the device's block,
+// whose matrix (or transformed) dims the partitioner keeps whole.
 #pragma once
 #include <functional>
 #include <vector>

@@ -172,6 +172,13 @@ struct Qr {
   bool full_matrices = true;
   SHARD_ATTR_FIELDS(Qr, full_matrices)
 };
+// jax.lax.fft (primitives/fft/): the transform over the last len(fft_lengths) dims.
+enum class FftType : uint8_t { Fft, Ifft, Rfft, Irfft };
+struct Fft {
+  FftType fft_type = FftType::Fft;
+  Ints fft_lengths;
+  SHARD_ATTR_FIELDS(Fft, fft_type, fft_lengths)
+};
 struct DynamicSlice {  // operands: the array, then one int32 start per dim
   Ints slice_sizes;
   SHARD_ATTR_FIELDS(DynamicSlice, slice_sizes)

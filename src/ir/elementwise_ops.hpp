@@ -73,6 +73,10 @@ enum class EwDTypeRule : uint8_t {
   X(Convert, "convert_element_type", 1, Internal, false, 1, "", "", "")                                           \
   X(BitcastConvert, "bitcast_convert_type", 1, Internal, false, 1, "", "", "") /* same width: the bits reread */  \
   X(StopGradient, "stop_gradient", 1, Internal, false, 0, "", "", "") /* identity whose tangent is zero */        \
+  /* complex numbers: lowered to ops on the parts before codegen (spmd/lower_complex.hpp) */                     \
+  X(Real, "real", 1, Internal, false, 0, "", "", "")                                                              \
+  X(Imag, "imag", 1, Internal, false, 0, "", "", "")                                                              \
+  X(Conj, "conj", 1, Internal, false, 1, "", "", "")                                                              \
   /* binary */                                                                                                    \
   X(Add, "add", 2, Numeric, false, 1, "add", "add", "add")                                                        \
   X(Sub, "sub", 2, Numeric, false, 1, "subtract", "sub", "subtract")                                              \
@@ -88,6 +92,7 @@ enum class EwDTypeRule : uint8_t {
   X(NextAfter, "nextafter", 2, Inexact, false, 1, "nextafter", "nextafter", "nextafter")                          \
   X(LogAddExp, "logaddexp", 2, Inexact, true, 1, "logaddexp", "", "logaddexp")                                    \
   X(Polygamma, "polygamma", 2, FloatOnly, true, 1, "", "polygamma", "") /* (m, x): psi's m-th derivative */       \
+  X(Complex, "complex", 2, Internal, false, 0, "", "", "") /* (real part, imaginary part) */                      \
   X(Igamma, "igamma", 2, FloatOnly, true, 1, "", "igamma", "") /* (a, x): regularized P(a, x) */              \
   X(Igammac, "igammac", 2, FloatOnly, true, 1, "", "igammac", "") /* (a, x): Q(a, x) = 1 - P(a, x) */         \
   X(IgammaGradA, "igamma_grad_a", 2, FloatOnly, true, 1, "", "igamma_grad_a", "") /* dP(a, x)/da */          \

@@ -143,6 +143,10 @@ struct AttrText {
   void operator()(const attr::Svd& a) { kv.push_back(fmt::format("compute_uv={} full_matrices={}", flag(a.compute_uv), flag(a.full_matrices))); }
   void operator()(const attr::Qr& a) { kv.push_back(fmt::format("full_matrices={}", flag(a.full_matrices))); }
   void operator()(const attr::DynamicSlice& a) { kv.push_back(fmt::format("slice_sizes={}", ints(a.slice_sizes))); }
+  void operator()(const attr::Fft& a) {
+    static const char* kTypes[] = {"FftType.FFT", "FftType.IFFT", "FftType.RFFT", "FftType.IRFFT"};
+    kv.push_back(fmt::format("fft_lengths={} fft_type={}", ints(a.fft_lengths), kTypes[static_cast<int>(a.fft_type)]));
+  }
   void operator()(const attr::HostCallback& a) {
     if (!a.identity.empty()) kv.push_back(fmt::format("fmt={}", py_str_repr(a.identity[0])));
   }
@@ -435,6 +439,7 @@ void hash_field(size_t& h, int64_t v) { mix(h, std::hash<int64_t>{}(v)); }
 void hash_field(size_t& h, bool v) { mix(h, v); }
 void hash_field(size_t& h, EwOp v) { mix(h, static_cast<size_t>(v)); }
 void hash_field(size_t& h, ReduceKind v) { mix(h, static_cast<size_t>(v)); }
+void hash_field(size_t& h, attr::FftType v) { mix(h, static_cast<size_t>(v)); }
 void hash_field(size_t& h, DType v) { mix(h, static_cast<size_t>(v)); }
 void hash_field(size_t& h, const std::string& v) { mix(h, std::hash<std::string>{}(v)); }
 void hash_field(size_t& h, const PartitionSpec& v) { mix(h, std::hash<std::string>{}(v.repr())); }

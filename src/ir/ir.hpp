@@ -60,6 +60,7 @@ using types::PartitionSpec;
   X(Eigh, "eigh", 1, 2, "", Nonlinear) /* results: eigenvectors, eigenvalues (ascending) */                      \
   X(Svd, "svd", 1, -1, "", Nonlinear) /* results: s, then u and vt when compute_uv */                           \
   X(Qr, "qr", 1, 2, "", Nonlinear) /* results: q, r */                                                          \
+  X(Fft, "fft", 1, 1, "", Linear) /* the trailing len(fft_lengths) dims; linear (transposes by JAX's rules) */ \
   X(DynamicSlice, "dynamic_slice", -1, 1, "", Linear)                                                         \
   X(DynamicUpdateSlice, "dynamic_update_slice", -1, 1, "", Linear)                                            \
   /* Ops with regions (Op::regions), each traced once.                                          */  \

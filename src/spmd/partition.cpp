@@ -297,6 +297,7 @@ void Partitioner::partition_op(const ir::Op& op) {
     }
     case OpKind::DotGeneral: return partition_dot(op);
     case OpKind::Cholesky: case OpKind::Lu: case OpKind::TriangularSolve: case OpKind::Eigh: case OpKind::Svd: case OpKind::Qr:
+    case OpKind::Fft:
       return partition_linalg(op);
     case OpKind::While: case OpKind::Scan: case OpKind::Cond: return partition_control(op);
     case OpKind::Reshard: {

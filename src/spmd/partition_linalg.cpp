@@ -1,5 +1,6 @@
-// Partitioning of the linalg primitives (see partitioner.hpp): LAPACK factors whole
-// matrices, so each device holds whole matrices of its part of the batch.
+// Partitioning of the linalg primitives and fft (see partitioner.hpp): LAPACK factors whole
+// matrices and FFTW transforms whole signals, so each device holds whole matrices (the last
+// two dims; for fft the transformed dims) of its part of the batch.
 #include "spmd/partitioner.hpp"
 
 namespace shard::spmd {
@@ -8,7 +9,8 @@ using types::DType;
 
 void Partitioner::partition_linalg(const ir::Op& op) {
   const auto& first = gtype(op.operands[0]);
-  const size_t nbatch = first.rank() - 2;
+  const size_t whole = op.kind == ir::OpKind::Fft ? op.attr<ir::attr::Fft>().fft_lengths.size() : 2;
+  const size_t nbatch = first.rank() - whole;
   std::vector<Entry> batch = normalized(map_[op.operands[0]].layout, first.rank()).entries();
   batch.resize(nbatch);
   auto layout_of_rank = [&](size_t rank) {

@@ -48,6 +48,18 @@ ValueId power(Trace& t, const std::string& name, ValueId x, ValueId y);
 ValueId stop_gradient(Trace& t, ValueId x);
 ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<ValueId> hi);
 
+// Complex numbers (ops_complex.cpp). A complex scalar constant of `dtype` (complex64 or
+// complex128, weak for Python complex literals).
+ValueId complex_constant(Trace& t, double re, double im, DTypeW dtype);
+// lax.complex(re, im): floating operands of one dtype -> the complex dtype of those parts.
+ValueId make_complex(Trace& t, ValueId re, ValueId im);
+// jnp.real / jnp.imag / jnp.conj: on a real array the value itself, zeros, the value itself.
+ValueId real(Trace& t, ValueId x);
+ValueId imag(Trace& t, ValueId x);
+ValueId conj(Trace& t, ValueId x);
+// jnp.angle: atan2(imag, real), in degrees when `deg`.
+ValueId angle(Trace& t, ValueId x, bool deg);
+
 // jnp functions composed from primitives (ops_composite.cpp), bound by name by jax.numpy
 // and numpy.
 struct UnaryComposite {

@@ -74,9 +74,9 @@ const std::vector<UnaryComposite>& unary_composites() {
   static const std::vector<UnaryComposite> table = {
       {"fabs", [](Trace& t, ValueId x) { return un(t, EwOp::Abs, to_float(t, x)); }},
       {"positive", identity},
-      {"conj", identity},
-      {"conjugate", identity},
-      {"real", identity},
+      {"conj", conj},
+      {"conjugate", conj},
+      {"real", real},
       {"fix", trunc},
       {"trunc", trunc},
       {"logical_not", [](Trace& t, ValueId x) { return un(t, EwOp::Not, to_bool(t, x)); }},
@@ -131,10 +131,10 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"copy", identity},  // values are immutable: the same value is a copy
       {"isposinf", [](Trace& t, ValueId x) { return infinity_test(t, x, 1); }},
       {"isneginf", [](Trace& t, ValueId x) { return infinity_test(t, x, -1); }},
-      // Arrays here are real: imag is zero, isreal true, iscomplex false.
-      {"imag", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 0, dtw(t, x), std::nullopt); }},
-      {"isreal", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 1, {DType::Bool, false}, std::nullopt); }},
-      {"iscomplex", [](Trace& t, ValueId x) { return full(t, t.type(x).shape(), 0, {DType::Bool, false}, std::nullopt); }},
+      // isreal / iscomplex test the imaginary part (zero for real arrays).
+      {"imag", imag},
+      {"isreal", [](Trace& t, ValueId x) { return bin(t, EwOp::Eq, imag(t, x), cst(t, 0, imag(t, x))); }},
+      {"iscomplex", [](Trace& t, ValueId x) { return bin(t, EwOp::Ne, imag(t, x), cst(t, 0, imag(t, x))); }},
       {"sinc", [](Trace& t, ValueId x) {  // sin(pi x) / (pi x), 1 at 0
          ValueId px = scaled(t, x, M_PI);
          ValueId at_zero = bin(t, EwOp::Eq, px, cst(t, 0, px));

@@ -20,6 +20,34 @@ ir::attr::Elementwise ew_attrs(EwOp op) { return {op}; }
   throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of {}.", name,
                                                       types::dtype_name(d), accepted));
 }
+
+// The primitives shard computes on complex values (spmd/lower_complex.cpp writes each as
+// real ops on the parts).
+bool complex_supported(EwOp op) {
+  switch (op) {
+    case EwOp::Neg: case EwOp::Abs: case EwOp::Sign: case EwOp::Sqrt: case EwOp::Rsqrt: case EwOp::Exp: case EwOp::Expm1:
+    case EwOp::Log: case EwOp::Log1p: case EwOp::Sin: case EwOp::Cos: case EwOp::Tan: case EwOp::Sinh: case EwOp::Cosh:
+    case EwOp::Tanh: case EwOp::Logistic: case EwOp::Square: case EwOp::IntegerPow: case EwOp::Reciprocal: case EwOp::IsNan:
+    case EwOp::IsInf: case EwOp::IsFinite: case EwOp::Convert: case EwOp::StopGradient: case EwOp::Add: case EwOp::Sub:
+    case EwOp::Mul: case EwOp::Div: case EwOp::Pow: case EwOp::Eq: case EwOp::Ne: case EwOp::Select: case EwOp::Real:
+    case EwOp::Imag: case EwOp::Conj:
+      return true;
+    default: return false;
+  }
+}
+
+void check_complex_support(const std::string& name, EwOp op, DType d) {
+  if (!types::is_complex(d) || complex_supported(op)) return;
+  const auto rule = ir::ew_info(op).dtype_rule;
+  // What JAX itself refuses (ordering, rounding, bitwise and float-only primitives) is its
+  // TypeError; the rest JAX has and shard does not yet.
+  if (rule == ir::EwDTypeRule::Rounding || rule == ir::EwDTypeRule::FloatOnly || rule == ir::EwDTypeRule::Bitwise ||
+      rule == ir::EwDTypeRule::Shift || op == EwOp::Cbrt || op == EwOp::Erf || op == EwOp::Erfc || op == EwOp::Atan2 ||
+      op == EwOp::Rem || op == EwOp::Mod || op == EwOp::FloorDiv || op == EwOp::NextAfter)
+    reject_dtype(name, d, rule == ir::EwDTypeRule::Bitwise || rule == ir::EwDTypeRule::Shift ? "integer, bool" : "floating");
+  throw types::ShardingError("NotImplementedError",
+                             fmt::format("{} of complex values ({}) is not supported by shard yet", name, types::dtype_name(d)));
+}
 }  // namespace
 
 // lax's n-ary float-only primitives (polygamma): JAX's message names the first operand that
@@ -49,10 +77,12 @@ ValueId constant(Trace& t, DType dtype, const Shape& shape, const void* bytes, b
 }
 
 ValueId scalar_constant(Trace& t, double value, DTypeW dtype) {
-  uint8_t buf[8] = {};
+  uint8_t buf[16] = {};
   switch (dtype.dtype) {
     case DType::F32: { float v = static_cast<float>(value); std::memcpy(buf, &v, 4); break; }
     case DType::F64: std::memcpy(buf, &value, 8); break;
+    case DType::C64: { float v = static_cast<float>(value); std::memcpy(buf, &v, 4); break; }
+    case DType::C128: std::memcpy(buf, &value, 8); break;  // the imaginary part stays 0
     // Integers go through int64 and wrap: a weak Python int 4294967295 held as int32 is -1,
     // which converts to uint32 4294967295 (and a double out of int32's range is no UB).
     case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
@@ -139,12 +169,13 @@ ValueId broadcast_in_dim(Trace& t, ValueId x, const Shape& shape, const std::vec
 ValueId unary(Trace& t, const std::string& name, EwOp op, ValueId x) {
   const auto& xt = t.type(x);
   DTypeW in = dtw(xt), compute = in;
+  check_complex_support(name, op, in.dtype);
   switch (ir::ew_info(op).dtype_rule) {
     case ir::EwDTypeRule::Rounding:
       if (!types::is_float(in.dtype)) return x;  // jnp.floor(int) is the identity
       break;
     case ir::EwDTypeRule::Predicate:
-      if (!types::is_float(in.dtype)) return full(t, xt.shape(), op == EwOp::IsFinite ? 1 : 0, {DType::Bool, false}, std::nullopt);
+      if (!types::is_inexact(in.dtype)) return full(t, xt.shape(), op == EwOp::IsFinite ? 1 : 0, {DType::Bool, false}, std::nullopt);
       break;
     case ir::EwDTypeRule::Inexact: compute = to_inexact(in); break;
     case ir::EwDTypeRule::Bitwise:
@@ -156,6 +187,8 @@ ValueId unary(Trace& t, const std::string& name, EwOp op, ValueId x) {
     default: break;
   }
   DTypeW out = ir::ew_returns_bool(op) ? DTypeW{DType::Bool, false} : compute;
+  // |z| of a complex z is real.
+  if (op == EwOp::Abs && types::is_complex(compute.dtype)) out = {types::complex_part_dtype(compute.dtype), compute.weak};
   ValueId xc = convert(t, x, compute);
   auto rt = sharding::propagate_unary(t.ctx(name), t.type(xc), out.dtype).with_weak_type(out.weak);
   return t.emit(OpKind::Elementwise, {xc}, rt, ew_attrs(op));
@@ -168,6 +201,7 @@ ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b)
   const auto rule = ir::ew_info(op).dtype_rule;
   DTypeW compute = rule == ir::EwDTypeRule::Inexact ? to_inexact(p) : p;
   DTypeW out = ir::ew_returns_bool(op) ? DTypeW{DType::Bool, false} : compute;
+  check_complex_support(name, op, compute.dtype);
   if (rule == ir::EwDTypeRule::Bitwise && types::is_float(compute.dtype)) reject_dtype(name, compute.dtype, "integer, bool");
   if (rule == ir::EwDTypeRule::FloatOnly) reject_non_float_operands(name, {at.dtype(), bt.dtype()});
   if (rule == ir::EwDTypeRule::Shift) {
@@ -184,7 +218,7 @@ ValueId binary(Trace& t, const std::string& name, EwOp op, ValueId a, ValueId b)
 
 ValueId integer_pow(Trace& t, ValueId x, int64_t y) {
   const auto& xt = t.type(x);
-  if (y < 0 && !types::is_float(xt.dtype()))
+  if (y < 0 && !types::is_inexact(xt.dtype()))
     throw types::ShardingError("TypeError", fmt::format("Integers cannot be raised to negative powers, got integer_pow(x, {})", y));
   auto rt = sharding::propagate_unary(t.ctx("integer_pow"), xt, xt.dtype()).with_weak_type(xt.weak_type());
   return t.emit(OpKind::Elementwise, {x}, rt, ir::attr::Elementwise{EwOp::IntegerPow, y});
@@ -208,7 +242,7 @@ std::optional<int64_t> concrete_int_scalar(Trace& t, ValueId v) {
 ValueId power(Trace& t, const std::string& name, ValueId x, ValueId y) {
   if (auto n = concrete_int_scalar(t, y)) {
     DTypeW p = promote(dtw(t.type(x)), dtw(t.type(y)));
-    if (*n >= 0 || types::is_float(p.dtype)) return integer_pow(t, convert(t, x, p), *n);
+    if (*n >= 0 || types::is_inexact(p.dtype)) return integer_pow(t, convert(t, x, p), *n);
   }
   return binary(t, name, EwOp::Pow, x, y);
 }
@@ -223,7 +257,7 @@ ValueId where(Trace& t, ValueId pred, ValueId a, ValueId b) {
 }
 
 ValueId stop_gradient(Trace& t, ValueId x) {
-  if (!types::is_float(t.type(x).dtype())) return x;
+  if (!types::is_inexact(t.type(x).dtype())) return x;
   return t.emit(OpKind::Elementwise, {x}, t.type(x), ew_attrs(EwOp::StopGradient));
 }
 

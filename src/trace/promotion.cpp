@@ -11,7 +11,7 @@ using types::DType;
 
 namespace {
 // Lattice nodes.
-enum Node { B1, IW, U8, U16, U32, I32, I64, FW, F16, BF16, F32, F64, kNodes };
+enum Node { B1, IW, U8, U16, U32, I32, I64, FW, F16, BF16, F32, F64, CW, C64, C128, kNodes };
 
 // A weak value of any integer dtype is the weak int i* (JAX's _jax_type: weak -> int).
 Node node_of(DTypeW t) {
@@ -26,6 +26,8 @@ Node node_of(DTypeW t) {
     case DType::BF16: return BF16;
     case DType::F32: return t.weak ? FW : F32;
     case DType::F64: return t.weak ? FW : F64;
+    case DType::C64: return t.weak ? CW : C64;
+    case DType::C128: return t.weak ? CW : C128;
   }
   return F32;
 }
@@ -44,6 +46,9 @@ DTypeW type_of(Node n) {
     case BF16: return {DType::BF16, false};
     case F32: return {DType::F32, false};
     case F64: return {DType::F64, false};
+    case CW: return {types::complex_of(types::default_float_dtype()), true};
+    case C64: return {DType::C64, false};
+    case C128: return {DType::C128, false};
     default: return {DType::F32, false};
   }
 }
@@ -63,10 +68,13 @@ std::array<unsigned, kNodes> upper_sets(bool x64) {
   else edges[U32] = {I32};
   edges[I32] = {I64};
   edges[I64] = {FW};
-  edges[FW] = {F16, BF16};
+  edges[FW] = {F16, BF16, CW};
   edges[F16] = {F32};
   edges[BF16] = {F32};
-  edges[F32] = {F64};
+  edges[F32] = {F64, C64};
+  edges[F64] = {C128};
+  edges[CW] = {C64};
+  edges[C64] = {C128};
   std::array<unsigned, kNodes> up{};
   for (int n = kNodes - 1; n >= 0; --n) {
     up[n] = 1u << n;
@@ -90,6 +98,7 @@ DType canonicalize_device(DType t) {
   if (types::x64_enabled()) return t;
   if (t == DType::F64) return DType::F32;
   if (t == DType::I64) return DType::I32;
+  if (t == DType::C128) return DType::C64;
   return t;
 }
 
@@ -109,6 +118,13 @@ DType numpy_promote_types(DType a, DType b) {
     if ((x == DType::F16 && y == DType::BF16) || (x == DType::BF16 && y == DType::F16)) return DType::F32;
     return dtype_size(x) >= dtype_size(y) ? x : y;
   };
+  if (types::is_complex(a) || types::is_complex(b)) {
+    // complex64 holds float32 and smaller (and integers up to 16 bits); anything wider needs
+    // complex128.
+    auto part = [&](DType x) { return types::is_complex(x) ? types::complex_part_dtype(x) : x; };
+    const DType r = numpy_promote_types(part(a), part(b));
+    return types::dtype_size(r) <= 4 && types::is_float(r) ? DType::C64 : DType::C128;
+  }
   if (is_float(a) && is_float(b)) return float_promote(a, b);
   if (!is_float(a) && !is_float(b)) {
     if (is_unsigned(a) == is_unsigned(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
@@ -121,7 +137,7 @@ DType numpy_promote_types(DType a, DType b) {
 }
 
 DTypeW to_inexact(DTypeW t) {
-  if (types::is_float(t.dtype)) return t;
+  if (types::is_inexact(t.dtype)) return t;
   return {types::default_float_dtype(), t.weak};
 }
 

@@ -1,8 +1,9 @@
 // JAX's type promotion with weak types (jax.numpy.result_type, 64-bit mode off on device):
 // the least upper bound in the lattice
-//   bool -> i* -> i32 -> i64 -> f* -> {f16, bf16} -> f32 -> f64,
+//   bool -> i* -> i32 -> i64 -> f* -> {f16, bf16} -> f32 -> f64 -> c128,
+//   f* -> c* -> c64 -> c128, f32 -> c64,
 //           i* -> u8 -> u16 -> u32 -> i32 (and u8 -> i32, u16 -> i32)
-// where i* / f* are the weak types of Python ints and floats (int32 / float32 with
+// where i* / f* / c* are the weak types of Python ints, floats and complex numbers (int32 / float32 with
 // weak_type=True). i32 + f16 = f16, bf16 + f16 = f32, i32 + 1.5 = f* (weak float32).
 // With x64 on (types/x64_mode.hpp) i* / f* are int64 / float64, u32 -> i64, and
 // canonicalize_device keeps 64-bit dtypes.

@@ -3,6 +3,8 @@
 // backend does: in float32, rounded back after every op (types/half_float.hpp rounds).
 // Unsigned integers (uint8/16/32) are full citizens: jax.random's key data and bits are
 // uint32 as in JAX. There is no uint64 (JAX canonicalises it to uint32 with x64 off).
+// complex64 / complex128 are stored as numpy stores them (real part, imaginary part); the
+// device programs compute on the parts (spmd/lower_complex.hpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +24,9 @@ namespace shard::types {
   X(F16, "float16", 2, 'f', "f16")             \
   X(BF16, "bfloat16", 2, 'f', "bf16")          \
   X(F32, "float32", 4, 'f', "f32")             \
-  X(F64, "float64", 8, 'f', "f64")
+  X(F64, "float64", 8, 'f', "f64")             \
+  X(C64, "complex64", 8, 'c', "c64")           \
+  X(C128, "complex128", 16, 'c', "c128")
 
 enum class DType : uint8_t {
 #define X(e, n, b, k, sh) e,
@@ -55,7 +59,7 @@ constexpr size_t dtype_size(DType t) {
   }
   return 0;
 }
-// 'b' bool, 'i' signed integer, 'u' unsigned integer, 'f' floating (numpy's dtype.kind)
+// 'b' bool, 'i' signed integer, 'u' unsigned integer, 'f' floating, 'c' complex (numpy's dtype.kind)
 constexpr char dtype_kind(DType t) {
   switch (t) {
 #define X(e, n, b, k, sh) case DType::e: return k;
@@ -65,6 +69,13 @@ constexpr char dtype_kind(DType t) {
   return '?';
 }
 constexpr bool is_float(DType t) { return dtype_kind(t) == 'f'; }
+constexpr bool is_complex(DType t) { return dtype_kind(t) == 'c'; }
+// Floating or complex (numpy's np.inexact).
+constexpr bool is_inexact(DType t) { return is_float(t) || is_complex(t); }
+// The dtype of a complex dtype's real and imaginary parts (complex64 -> float32).
+constexpr DType complex_part_dtype(DType t) { return t == DType::C128 ? DType::F64 : DType::F32; }
+// The complex dtype whose parts are `t` (float64 -> complex128, others -> complex64).
+constexpr DType complex_of(DType t) { return t == DType::F64 || t == DType::C128 ? DType::C128 : DType::C64; }
 // Any integer, signed or unsigned (numpy's np.integer).
 constexpr bool is_int(DType t) { return dtype_kind(t) == 'i' || dtype_kind(t) == 'u'; }
 constexpr bool is_unsigned(DType t) { return dtype_kind(t) == 'u'; }

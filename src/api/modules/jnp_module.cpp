@@ -64,7 +64,9 @@ void register_jnp_module() {
     };
     for (D d : {D{"float32", DType::F32}, D{"float64", DType::F64}, D{"int32", DType::I32}, D{"int64", DType::I64},
                 D{"uint8", DType::U8}, D{"uint16", DType::U16}, D{"uint32", DType::U32},
-                D{"bool_", DType::Bool}, D{"bool", DType::Bool}, D{"bfloat16", DType::BF16}, D{"float16", DType::F16}})
+                D{"bool_", DType::Bool}, D{"bool", DType::Bool}, D{"bfloat16", DType::BF16}, D{"float16", DType::F16},
+                D{"complex64", DType::C64}, D{"complex128", DType::C128}, D{"csingle", DType::C64}, D{"cdouble", DType::C128},
+                D{"complex_", DType::C128}})
       m.dict.set(d.name, scalar_type_value(d.d, false));
     m.dict.set("float_", scalar_type_value(DType::F64, false));
     m.dict.set("int_", scalar_type_value(DType::I64, false));

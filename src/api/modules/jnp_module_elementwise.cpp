@@ -112,6 +112,11 @@ void add_jnp_elementwise(Interp&, ModuleObj& m) {
                    return std::vector<ValueId>{trace::where(t, ids[0], ids[1], ids[2])};
                  });
   });
+  def_jnp(m, "angle", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "angle", {"z", "deg="});
+    const bool deg = p.has("deg") && I.truthy(p.get("deg"));
+    return run1(I, "angle", p.get("z"), [deg](Trace& t, ValueId x) { return trace::angle(t, x, deg); });
+  });
   def_jnp(m, "clip", jnp_clip);
   def_jnp(m, "round", jnp_round);
   def_jnp(m, "around", jnp_round);

@@ -167,6 +167,30 @@ void add_elementwise(ModuleObj& m) {
       return std::vector<ValueId>{trace::clip(t, ids[1], ids[0], ids[2])};
     });
   });
+  // Complex numbers: lax.complex(x, y) = x + i y; real / imag / conj.
+  def_lax(m, "complex", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "complex", {"x", "y"});
+    std::vector<Value> ops = {lax_operand(I, p.get("x"), "complex", 0), lax_operand(I, p.get("y"), "complex", 1)};
+    std::vector<bool> is_arr = {is_array_like(ops[0]), is_array_like(ops[1])};
+    return apply(I, "complex", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      auto xy = lax_coerce(t, "complex", ids, is_arr);
+      return std::vector<ValueId>{trace::make_complex(t, xy[0], xy[1])};
+    });
+  });
+  using PartFn = ValueId (*)(Trace&, ValueId);
+  for (auto [name, fn] : {std::pair<const char*, PartFn>{"real", trace::real}, {"imag", trace::imag}, {"conj", trace::conj}}) {
+    def_lax(m, name, [name = std::string(name), fn = fn](Interp& I, CallArgs& a) {
+      ArgParser p(I, a, name, {"x"});
+      return apply(I, name, {lax_operand(I, p.get("x"), name, 0)}, [&](Trace& t, const std::vector<ValueId>& ids) {
+        const DType d = t.type(ids[0]).dtype();
+        // lax.real / lax.imag take complex operands only (lax.conj also real ones)
+        if (name != "conj" && !types::is_complex(d))
+          throw types::ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of "
+                                                              "complexfloating.", name, types::dtype_name(d)));
+        return std::vector<ValueId>{fn(t, ids[0])};
+      });
+    });
+  }
   // Over a pytree, as JAX: each leaf the same value with a zero derivative.
   def_lax(m, "stop_gradient", [](Interp& I, CallArgs& a) {
     interp::bi::func_nargs(I, a, "stop_gradient", 1, 1);

@@ -2,6 +2,7 @@
 // and collectives, then the array ops of the lax_*.cpp files), and the argument helpers the
 // families share.
 #include "api/modules/lax_module.hpp"
+#include "api/modules/fft_module.hpp"
 #include "api/modules/scipy_linalg_module.hpp"
 #include "api/modules/linalg_module.hpp"
 
@@ -50,6 +51,7 @@ void register_lax_module() {
     lax::add_slicing(m);
     lax::add_reductions(m);
     add_lax_betainc(m);  // scipy_special_module.cpp
+    add_lax_fft(m);      // fft_module.cpp
     m.dict.set("linalg", I.import_module("jax.lax.linalg", I.current_loc()));
   });
   register_lax_linalg_module();

@@ -35,6 +35,8 @@ std::string descr_of(DType d) {
     case DType::F16: return "<f2";
     case DType::F32: return "<f4";
     case DType::F64: return "<f8";
+    case DType::C64: return "<c8";
+    case DType::C128: return "<c16";
     case DType::BF16: break;
   }
   return "";
@@ -153,7 +155,10 @@ std::pair<DType, bool> dtype_of_descr(Interp& I, const std::string& descr) {
   if (code == "f2") return {DType::F16, swap};
   if (code == "f4") return {DType::F32, swap};
   if (code == "f8") return {DType::F64, swap};
-  I.raise("ValueError", fmt::format("np.load: dtype '{}' is not supported (supported: bool, int32, int64, uint8, uint16, uint32, float16, float32, float64)", descr));
+  // A complex element's parts swap one by one: a byte-swapped complex file is not supported.
+  if (code == "c8" && !swap) return {DType::C64, false};
+  if (code == "c16" && !swap) return {DType::C128, false};
+  I.raise("ValueError", fmt::format("np.load: dtype '{}' is not supported (supported: bool, int32, int64, uint8, uint16, uint32, float16, float32, float64, complex64, complex128)", descr));
 }
 
 Value np_load(Interp& I, CallArgs& a) {

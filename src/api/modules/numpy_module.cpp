@@ -356,12 +356,16 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   init_device_classes();
   m.dict.set("__version__", interp::make_str("1.24.2"));
   m.dict.set("ndarray", ndarray_class());
-  for (DType d : {DType::Bool, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::F16, DType::F32, DType::F64})
+  for (DType d : {DType::Bool, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::F16, DType::F32, DType::F64,
+                  DType::C64, DType::C128})
     m.dict.set(d == DType::Bool ? "bool_" : std::string(types::dtype_name(d)), scalar_type_value(d, true));
   m.dict.set("int_", scalar_type_value(DType::I64, true));
   m.dict.set("float_", scalar_type_value(DType::F64, true));
   m.dict.set("double", scalar_type_value(DType::F64, true));
   m.dict.set("single", scalar_type_value(DType::F32, true));
+  m.dict.set("csingle", scalar_type_value(DType::C64, true));
+  m.dict.set("cdouble", scalar_type_value(DType::C128, true));
+  m.dict.set("complex_", scalar_type_value(DType::C128, true));
   m.dict.set("half", scalar_type_value(DType::F16, true));
   m.dict.set("intc", scalar_type_value(DType::I32, true));
   add(m, "dtype", [](Interp& I2, CallArgs& a) {

@@ -11,6 +11,7 @@
 #include "api/objects/dtype_value.hpp"
 #include "api/op_args.hpp"
 #include "array/array_format.hpp"
+#include "interp/complex_value.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -210,6 +211,17 @@ void install_on(const ClassP& c) {
     return op_transpose(I, self(a), perm);
   });
   bi::def_property(c, "weak_type", [](Interp&, CallArgs& a) { return interp::make_bool(type_of(self(a)).weak_type()); });
+  // Complex parts (a real array's real part is itself, its imaginary part zeros).
+  using PartFn = ir::ValueId (*)(trace::Trace&, ir::ValueId);
+  auto part = [](const char* name, PartFn fn) {
+    return [name, fn](Interp& I, CallArgs& a) {
+      return apply(I, name, {self(a)}, [fn](trace::Trace& t, const std::vector<ir::ValueId>& ids) { return std::vector<ir::ValueId>{fn(t, ids[0])}; });
+    };
+  };
+  bi::def_property(c, "real", part("real", trace::real));
+  bi::def_property(c, "imag", part("imag", trace::imag));
+  bi::def(c, "conj", part("conj", trace::conj));
+  bi::def(c, "conjugate", part("conjugate", trace::conj));
 
   bi::def(c, "reshape", method_reshape);
   bi::def(c, "transpose", method_transpose);
@@ -282,12 +294,20 @@ void install_on(const ClassP& c) {
   });
   bi::def(c, "__int__", [](Interp& I, CallArgs& a) {
     check_scalar_conversion(I, self(a), "int");
-    return to_python_int(I, scalar_element(I, self(a), "int"));
+    auto v = scalar_element(I, self(a), "int");
+    if (interp::is_complex(v)) v = interp::make_float(interp::complex_of(v).real());
+    return to_python_int(I, v);
   });
   bi::def(c, "__float__", [](Interp& I, CallArgs& a) {
     check_scalar_conversion(I, self(a), "float");
     auto v = scalar_element(I, self(a), "float");
+    // numpy: a complex value's imaginary part is discarded (with a ComplexWarning)
+    if (interp::is_complex(v)) return interp::make_float(interp::complex_of(v).real());
     return interp::make_float(*bi::real_of(v));
+  });
+  bi::def(c, "__complex__", [](Interp& I, CallArgs& a) {
+    check_scalar_conversion(I, self(a), "complex");
+    return interp::make_complex(interp::complex_of(scalar_element(I, self(a), "complex")));
   });
   bi::def(c, "__index__", [](Interp& I, CallArgs& a) {
     const Value& x = self(a);

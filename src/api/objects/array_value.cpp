@@ -10,6 +10,7 @@
 
 #include "exec/run_global.hpp"
 #include "interp/builtins/support.hpp"
+#include "interp/complex_value.hpp"
 #include "runtime/device_runtime.hpp"
 #include "runtime/process_layout.hpp"
 #include "runtime/rendezvous.hpp"
@@ -69,7 +70,9 @@ std::optional<trace::DTypeW> python_scalar_type(const Value& v, bool host) {
     case ObjKind::Bool: return trace::DTypeW{DType::Bool, false};
     case ObjKind::Int: return trace::DTypeW{host ? DType::I64 : types::default_int_dtype(), true};
     case ObjKind::Float: return trace::DTypeW{host ? DType::F64 : types::default_float_dtype(), true};
-    default: return std::nullopt;
+    default:
+      if (interp::is_complex(v)) return trace::DTypeW{host ? DType::C128 : types::complex_of(types::default_float_dtype()), true};
+      return std::nullopt;
   }
 }
 
@@ -87,13 +90,19 @@ ir::ValueId python_scalar_constant(trace::Trace& t, const Value& v, bool host) {
     types::store_int_element(st.dtype, i, buf);
     return trace::constant(t, st.dtype, {}, buf, st.weak);
   }
+  if (interp::is_complex(v)) {
+    const auto z = interp::complex_of(v);
+    return trace::complex_constant(t, z.real(), z.imag(), st);
+  }
   const double x = v->kind == interp::ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);
   return trace::scalar_constant(t, x, st);
 }
 
-// Writes double `v` as `dt` at `dst`.
+// Writes double `v` as `dt` at `dst` (a complex dtype gets a zero imaginary part).
 void store_as(DType dt, double v, uint8_t* dst) {
   switch (dt) {
+    case DType::C64: { float x[2] = {static_cast<float>(v), 0.0f}; std::memcpy(dst, x, 8); break; }
+    case DType::C128: { double x[2] = {v, 0.0}; std::memcpy(dst, x, 16); break; }
     case DType::F32: { float x = static_cast<float>(v); std::memcpy(dst, &x, 4); break; }
     case DType::F64: std::memcpy(dst, &v, 8); break;
     case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
@@ -107,8 +116,12 @@ void store_as(DType dt, double v, uint8_t* dst) {
     }
   }
 }
+// The value at `src` as a double (a complex value's real part, as numpy's cast drops the
+// imaginary part).
 double load_as(DType dt, const uint8_t* src) {
   switch (dt) {
+    case DType::C64: { float x; std::memcpy(&x, src, 4); return x; }
+    case DType::C128: { double x; std::memcpy(&x, src, 8); return x; }
     case DType::F32: { float x; std::memcpy(&x, src, 4); return x; }
     case DType::F64: { double x; std::memcpy(&x, src, 8); return x; }
     case DType::I32: case DType::I64: case DType::U8: case DType::U16: case DType::U32:
@@ -130,6 +143,13 @@ std::vector<uint8_t> convert_host(const std::vector<uint8_t>& in, DType from, DT
     uint8_t* d = out.data() + i * types::dtype_size(to);
     if (types::is_int(from) && types::is_int(to)) {
       types::store_int_element(to, types::load_int_element(from, s), d);
+    } else if (types::is_complex(from) && types::is_complex(to)) {  // each part converted
+      const DType pf = types::complex_part_dtype(from), pt = types::complex_part_dtype(to);
+      store_as(pt, load_as(pf, s), d);
+      store_as(pt, load_as(pf, s + types::dtype_size(pf)), d + types::dtype_size(pt));
+    } else if (types::is_complex(from) && to == DType::Bool) {  // nonzero when either part is
+      const DType pf = types::complex_part_dtype(from);
+      *d = load_as(pf, s) != 0 || load_as(pf, s + types::dtype_size(pf)) != 0;
     } else {
       store_as(to, load_as(from, s), d);
     }
@@ -140,7 +160,7 @@ std::vector<uint8_t> convert_host(const std::vector<uint8_t>& in, DType from, DT
 struct Collected {
   types::Shape shape;
   std::vector<Value> leaves;
-  bool has_float = false, has_int = false, has_bool = false;
+  bool has_float = false, has_int = false, has_bool = false, has_complex = false;
   std::optional<DType> array_dtype;
 };
 
@@ -156,11 +176,16 @@ void collect(Interp& I, const Value& v, size_t depth, Collected& c) {
     const size_t n = static_cast<size_t>(types::shape_product(shape));
     for (size_t i = 0; i < n; ++i) {
       const uint8_t* p = bytes.data() + i * types::dtype_size(dt);
+      if (types::is_complex(dt)) {
+        const DType part = types::complex_part_dtype(dt);
+        c.leaves.push_back(interp::make_complex(load_as(part, p), load_as(part, p + types::dtype_size(part))));
+        continue;
+      }
       c.leaves.push_back(types::is_float(dt) ? interp::make_float(load_as(dt, p))
                          : dt == DType::Bool ? interp::make_bool(*p != 0)
                                              : interp::make_int(types::load_int_element(dt, p)));
     }
-    (types::is_float(dt) ? c.has_float : dt == DType::Bool ? c.has_bool : c.has_int) = true;
+    (types::is_complex(dt) ? c.has_complex : types::is_float(dt) ? c.has_float : dt == DType::Bool ? c.has_bool : c.has_int) = true;
     return;
   }
   if (v->kind == ObjKind::List || v->kind == ObjKind::Tuple) {
@@ -182,6 +207,10 @@ void collect(Interp& I, const Value& v, size_t depth, Collected& c) {
     case ObjKind::Int: c.has_int = true; break;
     case ObjKind::Float: c.has_float = true; break;
     default:
+      if (interp::is_complex(v)) {
+        c.has_complex = true;
+        break;
+      }
       I.raise("TypeError", fmt::format("Cannot interpret '{}' as a data type: only numbers, bools, lists and arrays can be "
                                        "converted to arrays", I.repr(v)));
   }
@@ -194,13 +223,25 @@ exec::ArrayRef host_array_from_python(Interp& I, const Value& data, std::optiona
   Collected c;
   collect(I, data, 0, c);
   DType dt = dtype ? *dtype
+             : c.has_complex ? (c.array_dtype && types::is_complex(*c.array_dtype) && !c.has_float ? *c.array_dtype : DType::C128)
              : c.array_dtype && !(c.has_float && !types::is_float(*c.array_dtype)) ? *c.array_dtype
              : c.has_float ? DType::F64 : c.has_int ? DType::I64 : c.has_bool ? DType::Bool : DType::F64;
   std::vector<uint8_t> bytes(c.leaves.size() * types::dtype_size(dt));
   for (size_t i = 0; i < c.leaves.size(); ++i) {
     const Value& v = c.leaves[i];
     uint8_t* d = bytes.data() + i * types::dtype_size(dt);
-    if (v->kind == ObjKind::Int && types::is_int(dt)) {
+    if (interp::is_complex(v)) {
+      const auto z = interp::complex_of(v);
+      if (types::is_complex(dt)) {
+        const DType part = types::complex_part_dtype(dt);
+        store_as(part, z.real(), d);
+        store_as(part, z.imag(), d + types::dtype_size(part));
+      } else if (dt == DType::Bool) {
+        *d = z != std::complex<double>(0, 0);
+      } else {
+        store_as(dt, z.real(), d);  // numpy: the imaginary part is discarded
+      }
+    } else if (v->kind == ObjKind::Int && types::is_int(dt)) {
       types::store_int_element(dt, static_cast<interp::IntObj&>(*v).v, d);
     } else {
       double x = v->kind == ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v

@@ -9,6 +9,7 @@
 #include "api/objects/array_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "interp/builtins/support.hpp"
+#include "interp/complex_value.hpp"
 #include "runtime/process_layout.hpp"
 
 namespace shard::api {
@@ -122,7 +123,7 @@ ObjectArrayObj* as_object_array(const Value& v) {
 namespace {
 
 bool is_numeric_leaf(const Value& v) {
-  return v->kind == ObjKind::Int || v->kind == ObjKind::Float || v->kind == ObjKind::Bool || as_array(v) != nullptr;
+  return v->kind == ObjKind::Int || v->kind == ObjKind::Float || v->kind == ObjKind::Bool || interp::is_complex(v) || as_array(v) != nullptr;
 }
 
 const std::vector<Value>* seq_items(const Value& v) {
