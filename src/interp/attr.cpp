@@ -162,7 +162,8 @@ std::optional<Value> Interp::Impl::getattr_opt(const Value& obj, std::string_vie
         return bind(*v, s.self, k);
       }
       if (auto sp = special_attr(obj, name)) return sp;
-      if (Value* fb = object_fallback(name)) return bind(*fb, s.self, nullptr);
+      // object.__new__ is a static method: super().__new__(cls, ...) passes cls itself.
+      if (Value* fb = object_fallback(name)) return name == "__new__" ? *fb : bind(*fb, s.self, nullptr);
       return std::nullopt;
     }
     default:
