@@ -75,16 +75,26 @@ ValueId strong(Trace& t, ValueId x) {
 std::vector<ValueId> loop(Trace& t, const std::vector<ValueId>& init_in, const LoopCond& cond, const RegionBody& body) {
   std::vector<ValueId> init;
   for (auto v : init_in) init.push_back(strong(t, v));  // the body's results are never weak
-  std::vector<ArrayType> types;
-  for (auto v : init) types.push_back(t.type(v));
-  Region cr = trace_body(t, "cond", types, [&](Trace& r, const std::vector<ValueId>& xs) { return std::vector<ValueId>{cond(r, xs)}; });
-  Region br = trace_body(t, "body", types, body);
-  for (size_t i = 0; i < types.size(); ++i)
-    if (br.fn->type(br.fn->results.at(i)) != types[i])
-      throw std::logic_error(fmt::format("internal error: a jax.random loop carry changes type: {} (weak {}) -> {} (weak {})", types[i].repr(),
-                                         types[i].weak_type(), br.fn->type(br.fn->results.at(i)).repr(),
-                                         br.fn->type(br.fn->results.at(i)).weak_type()));
-  return while_loop(t, {cr.fn, cr.consts}, {br.fn, br.consts}, init, types);
+  // A carry may come back with another type of its shape and dtype (a constant's mesh meeting
+  // an operand committed to a mesh): the initial values take the body's types, as lax's
+  // loops promote weak carries, and the body is traced again on them.
+  for (int attempt = 0;; ++attempt) {
+    std::vector<ArrayType> types;
+    for (auto v : init) types.push_back(t.type(v));
+    Region br = trace_body(t, "body", types, body);
+    bool same = true;
+    for (size_t i = 0; i < types.size(); ++i) {
+      const ArrayType got = br.fn->type(br.fn->results.at(i));
+      if (got == types[i]) continue;
+      if (attempt >= 2 || got.shape() != types[i].shape() || got.dtype() != types[i].dtype())
+        throw std::logic_error(fmt::format("internal error: a jax.random loop carry changes type: {} -> {}", types[i].repr(), got.repr()));
+      init[i] = retype(t, init[i], got);
+      same = false;
+    }
+    if (!same) continue;
+    Region cr = trace_body(t, "cond", types, [&](Trace& r, const std::vector<ValueId>& xs) { return std::vector<ValueId>{cond(r, xs)}; });
+    return while_loop(t, {cr.fn, cr.consts}, {br.fn, br.consts}, init, types);
+  }
 }
 
 namespace {

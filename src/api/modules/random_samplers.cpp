@@ -67,8 +67,29 @@ void check_method(Interp& I, const Value& v, const std::string& name) {
     I.raise("NotImplementedError", fmt::format("jax.random.{}(method='approximate') is not supported yet: use method='exact'", name));
 }
 
-// A sampler's result under out_sharding=: computed, then resharded (JAX's auto_axes).
-ValueId placed(Trace& t, ValueId r, const sharding::OptOutSharding& out) { return out ? trace::reshard(t, r, out) : r; }
+// Parameters sharded over Explicit axes are gathered first: the samplers' selects and loop
+// carries mix them with random draws, which are replicated. The result then takes the
+// sharding of a parameter of its shape (JAX's random_gamma_p types its result as alpha's),
+// or out_sharding= (JAX's auto_axes).
+struct Gathered {
+  std::vector<ValueId> ids;
+  std::optional<types::ArrayType> like;  // a sharded parameter
+};
+Gathered gather(Trace& t, const std::vector<ValueId>& ids) {
+  Gathered g{ids, std::nullopt};
+  for (size_t i = 1; i < ids.size(); ++i) {
+    const auto ty = t.type(ids[i]);
+    if (!ty.is_sharded()) continue;
+    if (!g.like) g.like = ty;
+    g.ids[i] = trace::reshard(t, ids[i], sharding::OutSharding{types::NamedSharding(ty.mesh(), types::PartitionSpec())});
+  }
+  return g;
+}
+ValueId placed(Trace& t, ValueId r, const sharding::OptOutSharding& out, const Gathered& g) {
+  if (out) return trace::reshard(t, r, out);
+  if (g.like && t.type(r).shape() == g.like->shape()) return trace::reshard(t, r, sharding::OutSharding{g.like->sharding()});
+  return r;
+}
 
 // dtype=None: int (int32, or int64 with x64); otherwise the given dtype.
 DType int_or_given(Interp& I, const Value& v) {
@@ -101,7 +122,8 @@ NativeFn gamma_sampler(const char* name, bool log_space) {
     auto out = out_sharding_arg(I, p.get("out_sharding"));
     OutMeshScope scope(out);
     return apply(I, name, {k.data, alpha}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      return one_id(placed(t, random::gamma(t, ids[0], ids[1], shape, dt, log_space), out));
+      Gathered g = gather(t, ids);
+      return one_id(placed(t, random::gamma(t, g.ids[0], g.ids[1], shape, dt, log_space), out, g));
     });
   };
 }
@@ -116,7 +138,8 @@ Value r_beta(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "beta", {k.data, av, bv}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::beta(t, ids[0], ids[1], ids[2], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::beta(t, g.ids[0], g.ids[1], g.ids[2], shape, dt), out, g));
   });
 }
 
@@ -134,7 +157,8 @@ Value r_dirichlet(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "dirichlet", {k.data, alpha}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::dirichlet(t, ids[0], ids[1], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::dirichlet(t, g.ids[0], g.ids[1], shape, dt), out, g));
   });
 }
 
@@ -148,7 +172,8 @@ Value r_chisquare(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "chisquare", {k.data, df}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::chisquare(t, ids[0], ids[1], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::chisquare(t, g.ids[0], g.ids[1], shape, dt), out, g));
   });
 }
 
@@ -161,7 +186,8 @@ Value r_f(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "f", {k.data, num, den}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::f(t, ids[0], ids[1], ids[2], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::f(t, g.ids[0], g.ids[1], g.ids[2], shape, dt), out, g));
   });
 }
 
@@ -174,7 +200,8 @@ Value r_t(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "t", {k.data, df}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::student_t(t, ids[0], ids[1], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::student_t(t, g.ids[0], g.ids[1], shape, dt), out, g));
   });
 }
 
@@ -214,8 +241,9 @@ Value r_generalized_normal(Interp& I, CallArgs& a) {
   std::vector<Value> ops{k.data, pp.p};
   if (pp.inv_p) ops.push_back(pp.inv_p);
   return apply(I, "generalized_normal", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId inv = inverse_in_trace(t, pp, ids, 1);
-    return one_id(placed(t, random::generalized_normal(t, ids[0], ids[1], inv, shape, dt), out));
+    Gathered g = gather(t, ids);
+    ValueId inv = inverse_in_trace(t, pp, g.ids, 1);
+    return one_id(placed(t, random::generalized_normal(t, g.ids[0], g.ids[1], inv, shape, dt), out, g));
   });
 }
 
@@ -231,8 +259,9 @@ Value r_ball(Interp& I, CallArgs& a) {
   std::vector<Value> ops{k.data, pp.p};
   if (pp.inv_p) ops.push_back(pp.inv_p);
   return apply(I, "ball", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId inv = inverse_in_trace(t, pp, ids, 1);
-    return one_id(placed(t, random::ball(t, ids[0], d, ids[1], inv, pp.int_p, shape, dt), out));
+    Gathered g = gather(t, ids);
+    ValueId inv = inverse_in_trace(t, pp, g.ids, 1);
+    return one_id(placed(t, random::ball(t, g.ids[0], d, g.ids[1], inv, pp.int_p, shape, dt), out, g));
   });
 }
 
@@ -248,8 +277,9 @@ Value r_poisson(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "poisson", {k.data, lam}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId l = trace::broadcast_to(t, ids[1], shape);  // jnp.broadcast_to's checks
-    return one_id(placed(t, random::poisson(t, ids[0], l, shape, dt), out));
+    Gathered g = gather(t, ids);
+    ValueId l = trace::broadcast_to(t, g.ids[1], shape);  // jnp.broadcast_to's checks
+    return one_id(placed(t, random::poisson(t, g.ids[0], l, shape, dt), out, g));
   });
 }
 
@@ -260,7 +290,8 @@ Value r_binomial(Interp& I, CallArgs& a) {
   DType dt = float_dtype(I, p.get("dtype"), "binomial");
   Shape shape = broadcast_shape(I, p.get("shape"), "binomial", {n, pr});
   return apply(I, "binomial", {k.data, n, pr}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(random::binomial(t, ids[0], ids[1], ids[2], shape, dt));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::binomial(t, g.ids[0], g.ids[1], g.ids[2], shape, dt), std::nullopt, g));
   });
 }
 
@@ -273,7 +304,8 @@ Value r_multinomial(Interp& I, CallArgs& a) {
   Shape shape = is_none(p.get("shape")) ? pshape(pr) : random_shape(I, p.get("shape"), "multinomial");
   if (shape.empty()) I.raise("ValueError", "multinomial requires p (or shape) with at least one dimension: the categories");
   return apply(I, "multinomial", {k.data, n, pr}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(random::multinomial(t, ids[0], ids[1], ids[2], shape, dt));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::multinomial(t, g.ids[0], g.ids[1], g.ids[2], shape, dt), std::nullopt, g));
   });
 }
 
@@ -288,8 +320,9 @@ Value r_geometric(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "geometric", {k.data, pr}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId pf = trace::convert(t, ids[1], {pd, t.type(ids[1]).weak_type()});
-    return one_id(placed(t, random::geometric(t, ids[0], pf, shape, dt), out));
+    Gathered g = gather(t, ids);
+    ValueId pf = trace::convert(t, g.ids[1], {pd, t.type(g.ids[1]).weak_type()});
+    return one_id(placed(t, random::geometric(t, g.ids[0], pf, shape, dt), out, g));
   });
 }
 
@@ -304,7 +337,8 @@ Value r_triangular(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "triangular", {k.data, l, m, r}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::triangular(t, ids[0], ids[1], ids[2], ids[3], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::triangular(t, g.ids[0], g.ids[1], g.ids[2], g.ids[3], shape, dt), out, g));
   });
 }
 
@@ -317,7 +351,8 @@ Value r_wald(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "wald", {k.data, mean}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::wald(t, ids[0], ids[1], shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::wald(t, g.ids[0], g.ids[1], shape, dt), out, g));
   });
 }
 
@@ -328,7 +363,8 @@ Value r_double_sided_maxwell(Interp& I, CallArgs& a) {
   Shape shape = random_shape(I, p.get("shape"), "double_sided_maxwell");
   Value loc = param(I, p.get("loc"), "double_sided_maxwell"), scale = param(I, p.get("scale"), "double_sided_maxwell");
   return apply(I, "double_sided_maxwell", {k.data, loc, scale}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(random::double_sided_maxwell(t, ids[0], ids[1], ids[2], shape, dt));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::double_sided_maxwell(t, g.ids[0], g.ids[1], g.ids[2], shape, dt), std::nullopt, g));
   });
 }
 
@@ -342,7 +378,8 @@ Value r_orthogonal(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "orthogonal", {k.data}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    return one_id(placed(t, random::orthogonal(t, ids[0], n, m, shape, dt), out));
+    Gathered g = gather(t, ids);
+    return one_id(placed(t, random::orthogonal(t, g.ids[0], n, m, shape, dt), out, g));
   });
 }
 
@@ -369,9 +406,10 @@ Value r_multivariate_normal(Interp& I, CallArgs& a) {
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "multivariate_normal", {k.data, mean, cov}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId m = trace::convert(t, ids[1], {pd, false});
-    ValueId c = trace::convert(t, ids[2], {pd, false});
-    return one_id(placed(t, random::multivariate_normal(t, ids[0], m, c, shape, dt, method), out));
+    Gathered g = gather(t, ids);
+    ValueId m = trace::convert(t, g.ids[1], {pd, false});
+    ValueId c = trace::convert(t, g.ids[2], {pd, false});
+    return one_id(placed(t, random::multivariate_normal(t, g.ids[0], m, c, shape, dt, method), out, g));
   });
 }
 

@@ -105,6 +105,12 @@ def sampler_cases():
                             lambda k=k, a=a, sh=shape: ref.gamma(k, a, sh), v, shape))
         arr = [0.1, 0.5, 1.0, 3.0, 50.0, 0.02, 1.7, 9.0]
         out.append((f"gamma_arr{s}", f"jax.random.gamma({key}, jnp.array({arr}){{OS}})", lambda k=k, arr=arr: ref.gamma(k, np.array(arr), (8,)), v, (8,)))
+        # Parameters sharded over the mesh's x axis (gathered, the result sharded alike).
+        sh = "jax.device_put(jnp.array({}), NamedSharding(mesh, P('x')))"
+        out.append((f"gamma_sharded{s}", f"jax.random.gamma({key}, {sh.format(arr)})", lambda k=k, arr=arr: ref.gamma(k, np.array(arr), (8,)), v, None))
+        lam8 = [0.5, 3.0, 9.0, 11.0, 40.0, 0.0, 2.0, 100.0]
+        out.append((f"poisson_sharded{s}", f"jax.random.poisson({key}, {sh.format(lam8)})", lambda k=k, l=lam8: ref.poisson(k, np.array(l), (8,)), "exact", None))
+        out.append((f"beta_sharded{s}", f"jax.random.beta({key}, {sh.format(arr)}, 2.0)", lambda k=k, arr=arr: ref.beta(k, np.array(arr), 2.0, (8,)), v, None))
         out.append((f"gamma_bcast{s}", f"jax.random.gamma({key}, jnp.array({arr}), (3, 8))", lambda k=k, arr=arr: ref.gamma(k, np.array(arr), (3, 8)), v, None))
         for a in [0.01, 0.5, 3.0]:
             out.append((f"loggamma{s}_{a}", f"jax.random.loggamma({key}, {a}, (8, 4){{OS}})", lambda k=k, a=a: ref.loggamma(k, a, (8, 4)), v, (8, 4)))
@@ -191,7 +197,7 @@ PLACEMENTS = {
 def program(placement, cs, outdir):
     mode, os_for = PLACEMENTS[placement]
     lines = ["import jax", "import jax.numpy as jnp", "import numpy as np",
-             "from jax.sharding import PartitionSpec as P, AxisType",
+             "from jax.sharding import PartitionSpec as P, AxisType, NamedSharding",
              "mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Explicit))",
              "jax.sharding.set_mesh(mesh)" if mode else ""]
     for name, expr, _, _, shape in cs:
