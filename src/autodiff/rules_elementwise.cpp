@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "autodiff/rules.hpp"
+#include "trace/ops_special.hpp"
 
 namespace shard::autodiff {
 
@@ -200,9 +201,11 @@ JvpOut jvp_Elementwise(JvpArgs& a) {
     case EwOp::IgammaGradA:
       if (dx || a.dx[1]) throw types::ShardingError("NotImplementedError", "Differentiation rule for 'igamma_grad_a' not implemented");
       break;
-    case EwOp::Zeta:  // d/dq zeta(x, q) = -x zeta(x + 1, q); none in x (lax.zeta has no rule)
-      if (dx) throw types::ShardingError("NotImplementedError", "Differentiation rule for 'zeta' with respect to x not implemented");
-      dy = scale(t, a.dx[1], [&] { ValueId x1 = add(t, x, c(1)); return neg(t, mul(t, x, bin(t, EwOp::Zeta, x1, a.x[1]))); });
+    case EwOp::Zeta:  // d/dq zeta(x, q) = -x zeta(x + 1, q); d/dx by JAX's series expansion (jss.zeta's JVP)
+      dy = add_scaled(t, dx, [&] { return trace::zeta_dx(t, x, a.x[1]); }, a.dx[1], [&] {
+        ValueId x1 = add(t, x, c(1));
+        return neg(t, mul(t, x, bin(t, EwOp::Zeta, x1, a.x[1])));
+      });
       break;
     case EwOp::Expn:  // d/dx expn(n, x) = -expn(n - 1, x); n is not differentiable (JAX's nondiff_argnums)
       if (dx) throw types::ShardingError("ValueError", "expn gradient with respect to n is not supported");

@@ -87,4 +87,160 @@ ValueId poch(Trace& t, ValueId z, ValueId m) {
   return where(t, m_zero, cst(t, 1, zc), ratio);
 }
 
+namespace {
+// (2k)! / B_2k, k = 1..16 (B_2k the Bernoulli numbers).
+double bernoulli_coef(int k) {
+  static constexpr double kB[16][2] = {{1, 6},           {-1, 30},        {1, 42},           {-1, 30},
+                                       {5, 66},          {-691, 2730},    {7, 6},            {-3617, 510},
+                                       {43867, 798},     {-174611, 330},  {854513, 138},     {-236364091, 2730},
+                                       {8553103, 6},     {-23749461029, 870}, {8615841276005, 14322}, {-7709321041217, 510}};
+  double f = 1;
+  for (int i = 2; i <= 2 * k; ++i) f *= i;
+  return f / (kB[k - 1][0] / kB[k - 1][1]);
+}
+}  // namespace
+
+ValueId zeta_dx(Trace& t, ValueId x, ValueId q) {
+  auto [s, a] = promote_inexact(t, x, q);
+  const DType d = t.type(s).dtype();
+  const int n = d == DType::F64 ? 16 : 8, m = n;
+  auto c = [&](double v) { return cst(t, v, s); };
+  auto add = [&](ValueId u, ValueId v) { return bin(t, EwOp::Add, u, v); };
+  auto sub = [&](ValueId u, ValueId v) { return bin(t, EwOp::Sub, u, v); };
+  auto mul = [&](ValueId u, ValueId v) { return bin(t, EwOp::Mul, u, v); };
+  auto div = [&](ValueId u, ValueId v) { return bin(t, EwOp::Div, u, v); };
+  auto pow = [&](ValueId u, ValueId v) { return bin(t, EwOp::Pow, u, v); };
+  auto log = [&](ValueId u) { return un(t, EwOp::Log, u); };
+  ValueId neg_s = un(t, EwOp::Neg, s);
+  // S = sum_k<N (a + k)^-s: dS/ds = -sum log(a + k) (a + k)^-s
+  ValueId ds = c(0);
+  for (int k = 0; k < n; ++k) {
+    ValueId ak = add(a, c(k));
+    ValueId term = mul(log(ak), pow(ak, neg_s));
+    ds = sub(ds, term);
+  }
+  ValueId an = add(a, c(n));
+  ValueId log_an = log(an);
+  // I = (a + N)^(1 - s) / (s - 1)
+  ValueId p1 = pow(an, sub(c(1), s));
+  ValueId sm1 = sub(s, c(1));
+  ValueId di = sub(un(t, EwOp::Neg, div(mul(log_an, p1), sm1)), div(p1, mul(sm1, sm1)));
+  // T = (a + N)^-s (1/2 + sum_j T1_j / c_j), T1_j = prod_{i <= 2j} (s + i) / (a + N)
+  ValueId t0 = pow(an, neg_s);
+  ValueId prod = c(1), dlog = c(0), sum_t = c(0.5), dsum_t = c(0);
+  for (int i = 0; i < 2 * m; ++i) {
+    ValueId si = add(s, c(i));
+    prod = mul(prod, div(si, an));
+    dlog = add(dlog, un(t, EwOp::Reciprocal, si));
+    if (i % 2 == 0) {
+      ValueId coef = c(bernoulli_coef(i / 2 + 1));
+      sum_t = add(sum_t, div(prod, coef));
+      dsum_t = add(dsum_t, div(mul(prod, dlog), coef));
+    }
+  }
+  ValueId dt0 = un(t, EwOp::Neg, mul(log_an, t0));
+  ValueId dt = add(mul(dt0, sum_t), mul(t0, dsum_t));
+  return add(add(ds, di), dt);
+}
+
+ValueId boxcox(Trace& t, ValueId x, ValueId lmbda) {
+  auto [xc, lc] = promote_inexact(t, x, lmbda);
+  ValueId zero = bin(t, EwOp::Eq, lc, cst(t, 0, lc));
+  ValueId safe = where(t, zero, cst(t, 1, lc), lc);
+  ValueId log_x = un(t, EwOp::Log, xc);
+  ValueId power = bin(t, EwOp::Div, un(t, EwOp::Expm1, bin(t, EwOp::Mul, safe, log_x)), safe);
+  return where(t, zero, log_x, power);
+}
+
+ValueId boxcox1p(Trace& t, ValueId x, ValueId lmbda) {
+  auto [xc, lc] = promote_inexact(t, x, lmbda);
+  ValueId zero = bin(t, EwOp::Eq, lc, cst(t, 0, lc));
+  ValueId safe = where(t, zero, cst(t, 1, lc), lc);
+  ValueId log1p_x = un(t, EwOp::Log1p, xc);
+  ValueId power = bin(t, EwOp::Div, un(t, EwOp::Expm1, bin(t, EwOp::Mul, safe, log1p_x)), safe);
+  return where(t, zero, log1p_x, power);
+}
+
+ValueId comb(Trace& t, ValueId n, ValueId k, bool repetition) {
+  auto [nc, kc] = promote_inexact(t, n, k);
+  if (repetition) {
+    ValueId k_zero = bin(t, EwOp::Eq, kc, cst(t, 0, kc));
+    ValueId n_nonneg = bin(t, EwOp::Ge, nc, cst(t, 0, nc));
+    ValueId cond = bin(t, EwOp::And, k_zero, n_nonneg);
+    ValueId nk = bin(t, EwOp::Sub, bin(t, EwOp::Add, nc, kc), cst(t, 1, nc));
+    ValueId r = comb(t, nk, kc, false);
+    return where(t, cond, cst(t, 1, r), r);
+  }
+  ValueId k_le_n = bin(t, EwOp::Le, kc, nc);
+  ValueId n_nonneg = bin(t, EwOp::Ge, nc, cst(t, 0, nc));
+  ValueId k_nonneg = bin(t, EwOp::Ge, kc, cst(t, 0, kc));
+  ValueId cond = bin(t, EwOp::And, bin(t, EwOp::And, k_le_n, n_nonneg), k_nonneg);
+  ValueId safe_n = where(t, cond, nc, cst(t, 0, nc));
+  ValueId safe_k = where(t, cond, kc, cst(t, 0, kc));
+  ValueId one = cst(t, 1, nc);
+  ValueId ln = un(t, EwOp::Lgamma, bin(t, EwOp::Add, safe_n, one));
+  ValueId lk = un(t, EwOp::Lgamma, bin(t, EwOp::Add, safe_k, one));
+  ValueId lnk = un(t, EwOp::Lgamma, bin(t, EwOp::Sub, bin(t, EwOp::Add, safe_n, one), safe_k));
+  ValueId r = un(t, EwOp::Exp, bin(t, EwOp::Sub, bin(t, EwOp::Sub, ln, lk), lnk));
+  return where(t, cond, r, cst(t, 0, r));
+}
+
+ValueId loggamma(Trace& t, ValueId x) {
+  x = to_float(t, x);
+  ValueId r = un(t, EwOp::Lgamma, x);
+  ValueId pos = bin(t, EwOp::Gt, x, cst(t, 0, x));
+  return where(t, pos, r, cst(t, NAN, x));
+}
+
+SignedLogSumExp logsumexp_signed(Trace& t, ValueId a, std::vector<int64_t> axes, bool keepdims, std::optional<ValueId> b,
+                                 std::optional<ValueId> where_mask) {
+  std::optional<ValueId> mask;
+  if (where_mask) mask = convert(t, *where_mask, {DType::Bool, false});
+  if (mask) a = where(t, *mask, a, scalar_constant(t, 0, {t.type(a).dtype(), true}));
+  if (b) {
+    auto [ac, bc] = promote_inexact(t, a, *b);
+    ValueId nonzero = bin(t, EwOp::Ne, bc, cst(t, 0, bc));
+    a = where(t, nonzero, ac, cst(t, -INFINITY, ac));
+    b = bc;
+    const Shape shape = broadcast_shapes("logsumexp", {t.type(a).shape(), t.type(bc).shape()});
+    a = broadcast_to(t, a, shape);
+  } else {
+    a = to_float(t, a);
+  }
+  if (mask) {
+    const Shape shape = broadcast_shapes("logsumexp", {t.type(a).shape(), t.type(*mask).shape()});
+    a = broadcast_to(t, a, shape);
+    mask = broadcast_to(t, *mask, shape);
+  }
+  const size_t rank = t.type(a).rank();
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d) axes.push_back(static_cast<int64_t>(d));
+  for (auto& ax : axes) ax = normalize_axis("logsumexp", ax, rank);
+  ValueId neg_inf = cst(t, -INFINITY, a);
+  ValueId for_max = mask ? where(t, *mask, a, neg_inf) : a;
+  bool empty = false;
+  for (auto ax : axes) empty = empty || t.type(a).shape()[static_cast<size_t>(ax)] == 0;
+  ValueId amax;
+  if (empty) {  // max with initial=-inf over nothing
+    Shape s = t.type(a).shape();
+    for (auto ax : axes) s[static_cast<size_t>(ax)] = 1;
+    amax = full(t, s, -INFINITY, dtw(t, a), std::nullopt);
+  } else {
+    amax = reduce(t, "logsumexp", ir::ReduceKind::Max, for_max, axes, true);
+  }
+  ValueId finite = un(t, EwOp::IsFinite, amax);
+  amax = stop_gradient(t, where(t, finite, amax, cst(t, 0, amax)));
+  ValueId e = un(t, EwOp::Exp, bin(t, EwOp::Sub, a, amax));
+  if (b) e = bin(t, EwOp::Mul, e, *b);
+  if (mask) e = where(t, *mask, e, cst(t, 0, e));
+  ValueId sum = reduce(t, "logsumexp", ir::ReduceKind::Sum, e, axes, true);
+  ValueId sign = un(t, EwOp::Sign, sum);
+  ValueId out = bin(t, EwOp::Add, un(t, EwOp::Log, un(t, EwOp::Abs, sum)), amax);
+  if (!keepdims) {
+    out = squeeze(t, out, axes);
+    sign = squeeze(t, sign, axes);
+  }
+  return {out, sign};
+}
+
 }  // namespace shard::trace

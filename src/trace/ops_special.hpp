@@ -22,5 +22,23 @@ ValueId rel_entr(Trace& t, ValueId p, ValueId q);
 ValueId kl_div(Trace& t, ValueId p, ValueId q);
 // The Pochhammer symbol gamma(z + m) / gamma(z), 1 where m = 0.
 ValueId poch(Trace& t, ValueId z, ValueId m);
+// d/dx zeta(x, q): the x-derivative of JAX's series expansion of zeta (Johansson's formula
+// (5): N terms, the integral, 2M Euler-Maclaurin terms; N = M = 8 below float64, else 16),
+// what jax.scipy.special.zeta's custom JVP differentiates.
+ValueId zeta_dx(Trace& t, ValueId x, ValueId q);
+// (x^lmbda - 1) / lmbda (log x at lmbda = 0) as expm1(lmbda log x) / lmbda, and the same of 1 + x.
+ValueId boxcox(Trace& t, ValueId x, ValueId lmbda);
+ValueId boxcox1p(Trace& t, ValueId x, ValueId lmbda);
+// N choose k by gammaln (0 outside 0 <= k <= N); with repetition, N + k - 1 choose k.
+ValueId comb(Trace& t, ValueId n, ValueId k, bool repetition);
+// log Gamma(x) for real x: lgamma where x > 0, NaN elsewhere.
+ValueId loggamma(Trace& t, ValueId x);
+// jax.scipy.special.logsumexp with JAX's `where` (elements left out) and b (a where b is 0
+// left out): (log|sum b exp(a)|, sign of the sum) over `axes` (empty: all).
+struct SignedLogSumExp {
+  ValueId out, sign;
+};
+SignedLogSumExp logsumexp_signed(Trace& t, ValueId a, std::vector<int64_t> axes, bool keepdims, std::optional<ValueId> b,
+                                 std::optional<ValueId> where_mask);
 
 }  // namespace shard::trace

@@ -7,6 +7,7 @@
 
 #include "api/op_args.hpp"
 #include "api/modules/lax_module.hpp"
+#include "api/modules/numpy_internal.hpp"
 #include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/ops_special.hpp"
@@ -99,14 +100,31 @@ std::function<ValueId(Trace&, ValueId)> primitive(EwOp op) {
 
 Value logsumexp(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "logsumexp", {"a", "axis=", "b=", "keepdims=", "return_sign=", "where="});
-  if (!is_none(p.get("return_sign")) && I.truthy(p.get("return_sign")))
-    I.raise("NotImplementedError", "jax.scipy.special.logsumexp(return_sign=True) is not supported yet");
-  if (!is_none(p.get("where"))) I.raise("NotImplementedError", "jax.scipy.special.logsumexp(where=...) is not supported yet");
+  const bool return_sign = !is_none(p.get("return_sign")) && I.truthy(p.get("return_sign"));
   auto axes = axes_arg(I, p.get("axis"));
   const bool keepdims = !is_none(p.get("keepdims")) && I.truthy(p.get("keepdims"));
   std::vector<Value> ops = {elementwise_operand(I, p.get("a"), "logsumexp")};
   const bool weighted = !is_none(p.get("b"));
   if (weighted) ops.push_back(elementwise_operand(I, p.get("b"), "logsumexp"));
+  const bool masked = !is_none(p.get("where"));
+  if (masked) ops.push_back(elementwise_operand(I, p.get("where"), "logsumexp"));
+  if (return_sign || masked) {  // JAX's full algorithm (trace/ops_special.cpp)
+    auto r = apply_multi(I, "logsumexp", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      std::optional<ValueId> b, w;
+      if (weighted) b = ids[1];
+      if (masked) w = ids.back();
+      auto s = trace::logsumexp_signed(t, ids[0], axes.value_or(std::vector<int64_t>{}), keepdims, b, w);
+      if (return_sign) return std::vector<ValueId>{s.out, s.sign};
+      ValueId out = s.out;
+      if (weighted) {  // a negative weighted sum: NaN, as JAX
+        ValueId neg = trace::binary(t, "lt", EwOp::Lt, s.sign, trace::scalar_constant(t, 0, {t.type(s.sign).dtype(), true}));
+        ValueId nan = trace::scalar_constant(t, NAN, {t.type(out).dtype(), false});
+        out = trace::where(t, neg, nan, out);
+      }
+      return std::vector<ValueId>{out};
+    });
+    return return_sign ? interp::make_tuple(r) : r.at(0);
+  }
   return apply(I, "logsumexp", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
     std::optional<ValueId> b;
     if (weighted) b = ids[1];
@@ -171,6 +189,18 @@ void fill_special(Interp&, ModuleObj& m) {
     ValueId xf = trace::convert(t, x, trace::to_inexact(dtw(t, x)));
     ValueId one = trace::scalar_constant(t, 1, {t.type(xf).dtype(), true});
     return trace::special_binary(t, EwOp::Expn, one, xf);
+  });
+  def_binary(m, "boxcox", trace::boxcox, "x", "lmbda");
+  def_binary(m, "boxcox1p", trace::boxcox1p, "x", "lmbda");
+  def_unary(m, "loggamma", trace::loggamma);
+  def_fn(m, "comb", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "comb", {"N", "k", "*", "repetition="});
+    const bool repetition = np::bool_arg(I, p.get("repetition"), false);
+    std::vector<Value> ops = {elementwise_operand(I, p.get("N"), "comb"), elementwise_operand(I, p.get("k"), "comb")};
+    return apply(I, "comb", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      check_broadcast(t, ids);
+      return std::vector<ValueId>{trace::comb(t, ids[0], ids[1], repetition)};
+    });
   });
   def_fn(m, "softmax", nn_alias("softmax"));
   def_fn(m, "log_softmax", nn_alias("log_softmax"));
