@@ -181,8 +181,7 @@ Value to_array(Interp& I, const Value& v, std::optional<DType> dtype, bool host)
     if (as_tracer(v)) return dtype ? op_astype(I, v, *dtype) : v;
     auto h = host_array_from_python(I, v, std::nullopt);
     if (host) return wrap(dtype ? host_astype(h, *dtype) : h, true);
-    const bool weak = !dtype && (v->kind == ObjKind::Int || v->kind == ObjKind::Float || v->kind == ObjKind::Bool) &&
-                      v->kind != ObjKind::Bool;
+    const bool weak = !dtype && (v->kind == ObjKind::Int || v->kind == ObjKind::Float || interp::is_complex(v));
     return wrap(to_device(h, dtype, std::nullopt, weak), false);
   });
 }

@@ -238,6 +238,13 @@ class Lowering {
     if (!inverse) return *acc;
     return cdiv({constant(dtype(z.re), 1, shape(z.re)), zeros_like(z.re)}, *acc);
   }
+  // x < y (<=, >, >=) ordering by the real parts, then the imaginary parts: numpy's order.
+  ValueId lexicographic(EwOp cmp, Parts x, Parts y) {
+    const EwOp strict = cmp == EwOp::Le ? EwOp::Lt : cmp == EwOp::Ge ? EwOp::Gt : cmp;
+    ValueId first = ew(strict, {x.re, y.re});
+    ValueId tie = ew(EwOp::And, {ew(EwOp::Eq, {x.re, y.re}), ew(cmp, {x.im, y.im})});
+    return ew(EwOp::Or, {first, tie});
+  }
   ValueId any_part(EwOp pred, Parts z, EwOp combine) {
     return drop_last(ew(combine, {ew(pred, {z.re}), ew(pred, {z.im})}));
   }
@@ -327,6 +334,13 @@ class Lowering {
       case EwOp::Ne: {
         Parts x = arg(0), y = arg(1);
         return define(op, drop_last(ew(EwOp::Or, {ew(EwOp::Ne, {x.re, y.re}), ew(EwOp::Ne, {x.im, y.im})})));
+      }
+      case EwOp::Lt: case EwOp::Le: case EwOp::Gt: case EwOp::Ge:
+        return define(op, drop_last(lexicographic(a.op, arg(0), arg(1))));
+      case EwOp::Max: case EwOp::Min: {  // the larger (smaller) in that order
+        Parts x = arg(0), y = arg(1);
+        ValueId pick_x = lexicographic(a.op == EwOp::Max ? EwOp::Ge : EwOp::Le, x, y);
+        return define(op, Parts{select(pick_x, x.re, y.re), select(pick_x, x.im, y.im)});
       }
       case EwOp::IsNan: return define(op, any_part(EwOp::IsNan, arg(0), EwOp::Or));
       case EwOp::IsInf: return define(op, any_part(EwOp::IsInf, arg(0), EwOp::Or));

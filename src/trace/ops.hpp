@@ -59,6 +59,9 @@ ValueId imag(Trace& t, ValueId x);
 ValueId conj(Trace& t, ValueId x);
 // jnp.angle: atan2(imag, real), in degrees when `deg`.
 ValueId angle(Trace& t, ValueId x, bool deg);
+// NotImplementedError for an op shard does not compute on complex values yet (sorting,
+// products and extremes over an axis, ...), when `d` is complex.
+void reject_complex(const std::string& op, DType d);
 
 // jnp functions composed from primitives (ops_composite.cpp), bound by name by jax.numpy
 // and numpy.

@@ -12,6 +12,12 @@ namespace shard::trace {
 
 using ir::OpKind;
 
+void reject_complex(const std::string& op, DType d) {
+  if (types::is_complex(d))
+    throw types::ShardingError("NotImplementedError",
+                               fmt::format("{} of complex values ({}) is not supported by shard yet", op, types::dtype_name(d)));
+}
+
 ValueId complex_constant(Trace& t, double re, double im, DTypeW dtype) {
   uint8_t buf[16] = {};
   if (dtype.dtype == DType::C128) {

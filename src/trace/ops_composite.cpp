@@ -14,7 +14,7 @@ DTypeW dtw(Trace& t, ValueId x) { return {t.type(x).dtype(), t.type(x).weak_type
 // A weak constant of x's floating dtype.
 ValueId cst(Trace& t, double v, ValueId like) { return scalar_constant(t, v, {to_inexact(dtw(t, like)).dtype, true}); }
 ValueId to_float(Trace& t, ValueId x) { return convert(t, x, to_inexact(dtw(t, x))); }
-bool is_exact(Trace& t, ValueId x) { return !types::is_float(t.type(x).dtype()); }
+bool is_exact(Trace& t, ValueId x) { return !types::is_inexact(t.type(x).dtype()); }
 ValueId to_bool(Trace& t, ValueId x) { return convert(t, x, {DType::Bool, false}); }
 
 ValueId un(Trace& t, EwOp op, ValueId x) { return unary(t, ir::ew_info(op).primitive, op, x); }
@@ -523,6 +523,9 @@ ValueId log_ndtr(Trace& t, ValueId x, int64_t series_order) {
 }
 
 ValueId round_decimals(Trace& t, ValueId x, int64_t decimals) {
+  // jnp.round of a complex value rounds each part
+  if (types::is_complex(t.type(x).dtype()))
+    return make_complex(t, round_decimals(t, real(t, x), decimals), round_decimals(t, imag(t, x), decimals));
   if (is_exact(t, x)) return x;
   if (decimals == 0) return un(t, EwOp::Round, x);
   ValueId f = cst(t, std::pow(10.0, static_cast<double>(decimals)), x);

@@ -31,6 +31,9 @@ bool complex_supported(EwOp op) {
     case EwOp::IsInf: case EwOp::IsFinite: case EwOp::Convert: case EwOp::StopGradient: case EwOp::Add: case EwOp::Sub:
     case EwOp::Mul: case EwOp::Div: case EwOp::Pow: case EwOp::Eq: case EwOp::Ne: case EwOp::Select: case EwOp::Real:
     case EwOp::Imag: case EwOp::Conj:
+    // ordered lexicographically (real part first), as jnp's complex comparisons and
+    // maximum / minimum do
+    case EwOp::Lt: case EwOp::Le: case EwOp::Gt: case EwOp::Ge: case EwOp::Max: case EwOp::Min:
       return true;
     default: return false;
   }

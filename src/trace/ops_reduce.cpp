@@ -35,6 +35,7 @@ DTypeW sum_dtype(const ArrayType& t) {
 
 ValueId reduce(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::vector<int64_t> axes, bool keepdims) {
   const auto xt = t.type(x);
+  if (kind != ReduceKind::Sum) reject_complex(name, xt.dtype());
   axes = normalize_axes(name, std::move(axes), xt.rank());
   DTypeW dt{xt.dtype(), xt.weak_type()};
   if (kind == ReduceKind::Sum || kind == ReduceKind::Prod) dt = sum_dtype(xt);
@@ -83,6 +84,7 @@ ValueId var(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims, int64
 
 ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::optional<int64_t> axis, bool keepdims) {
   auto xt = t.type(x);
+  reject_complex(name, xt.dtype());
   // Only an empty reduced axis has no answer (JAX checks a.shape[axis] == 0): an empty other
   // dim gives an empty result.
   if (axis ? (xt.rank() > 0 && xt.shape()[static_cast<size_t>(normalize_axis(name, *axis, xt.rank()))] == 0) : xt.num_elements() == 0)
@@ -110,6 +112,7 @@ ValueId argminmax(Trace& t, const std::string& name, ReduceKind kind, ValueId x,
 
 ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x, std::optional<int64_t> axis) {
   auto xt = t.type(x);
+  if (kind != ReduceKind::Sum) reject_complex(name, xt.dtype());
   ValueId src = x;
   int64_t ax = 0;
   if (!axis) src = reshape(t, x, {xt.num_elements()});
@@ -128,6 +131,7 @@ ValueId cumulative(Trace& t, const std::string& name, ReduceKind kind, ValueId x
 // index first.
 TopK top_k(Trace& t, ValueId x, int64_t k) {
   const auto xt = t.type(x);
+  reject_complex("top_k", xt.dtype());
   if (xt.rank() == 0) throw types::ShardingError("TypeError", "top_k operand must have >= 1 dimension, got ()");
   const int64_t last = static_cast<int64_t>(xt.rank()) - 1;
   const int64_t n = xt.shape()[static_cast<size_t>(last)];
@@ -147,6 +151,7 @@ TopK top_k(Trace& t, ValueId x, int64_t k) {
 
 std::vector<ValueId> sort_multi(Trace& t, const std::vector<ValueId>& xs, int64_t axis, int64_t num_keys) {
   const auto xt = t.type(xs.at(0));
+  for (auto v : xs) reject_complex("sort", t.type(v).dtype());
   int64_t ax = normalize_axis("sort", axis, xt.rank());
   if (num_keys < 1 || num_keys > static_cast<int64_t>(xs.size()))
     throw types::ShardingError("ValueError", fmt::format("num_keys={} must be between 1 and the number of operands ({})", num_keys, xs.size()));
@@ -172,6 +177,7 @@ ValueId argsort(Trace& t, ValueId x, int64_t axis) {
 
 ValueId sort(Trace& t, ValueId x, int64_t axis) {
   auto xt = t.type(x);
+  reject_complex("sort", xt.dtype());
   int64_t ax = normalize_axis("sort", axis, xt.rank());
   auto rt = sharding::propagate_sort(t.ctx("sort"), xt, ax);
   ir::attr::Sort a;

@@ -9,6 +9,7 @@ namespace shard::sharding {
 
 std::vector<ArrayType> propagate_linalg(const RuleContext& ctx, const std::vector<ArrayType>& operands,
                                         const std::vector<LinalgResult>& results) {
+  for (auto& x : operands) trace::reject_complex(ctx.op, x.dtype());
   for (auto& x : operands)
     if (!types::is_float(x.dtype()))
       throw ShardingError("TypeError", fmt::format("{} does not accept dtype {}. Accepted dtypes are subtypes of floating, complexfloating.",
