@@ -92,10 +92,13 @@ std::vector<ValueId> loop(Trace& t, const std::vector<ValueId>& init, const Loop
 ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space);
 // lax.random_gamma_grad(a, x): d sample / d a of a Gamma(a) sample x (same shapes).
 ValueId random_gamma_grad(Trace& t, ValueId a, ValueId x);
-ValueId beta(Trace& t, ValueId key, ValueId a, ValueId b, const Shape& shape, DType dtype);
+// method='approximate': JAX's loop-free _gamma_approx (a chi-square quantile series at a + 4,
+// boosted down by Stuart's identity), differentiable through its formula.
+ValueId gamma_approx(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space);
+ValueId beta(Trace& t, ValueId key, ValueId a, ValueId b, const Shape& shape, DType dtype, bool approximate = false);
 // Samples of shape + alpha.shape[-1:] (shape already checked against alpha's batch).
 ValueId dirichlet(Trace& t, ValueId key, ValueId alpha, const Shape& shape, DType dtype);
-ValueId chisquare(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype);
+ValueId chisquare(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype, bool approximate = false);
 ValueId f(Trace& t, ValueId key, ValueId dfnum, ValueId dfden, const Shape& shape, DType dtype);
 ValueId student_t(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype);
 // p and 1/p (a Python float's reciprocal is taken in double, as JAX takes it in Python).
@@ -105,6 +108,9 @@ ValueId ball(Trace& t, ValueId key, int64_t d, ValueId p, ValueId inv_p, std::op
              DType dtype);
 // int (or any) dtype counts; lam is made float32 as JAX's exact method makes it.
 ValueId poisson(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype);
+// method='approximate': JAX's loop-free _poisson_approx, a normal draw through the truncated
+// cdf (lam < 7) or the Peizer-Pratt approximation; lam of rank <= len(shape).
+ValueId poisson_approx(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype);
 // Float counts (NaN for invalid n or p, inf for infinite n), as JAX's.
 ValueId binomial(Trace& t, ValueId key, ValueId n, ValueId p, const Shape& shape, DType dtype);
 // Counts of shape (`shape` = batch + (categories,)) from n trials over probabilities p.

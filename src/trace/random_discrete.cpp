@@ -209,6 +209,79 @@ ValueId poisson(Trace& t, ValueId key, ValueId lam_in, const Shape& shape, DType
   return where(t, eq(t, lam, c(t, 0, f)), c(t, 0, dtype), result);
 }
 
+namespace {
+
+// T(y) = (1 - y^2 + 2 y log y) / (1 - y)^2, by its series near y = 1.
+ValueId peizer_pratt_t(Trace& t, ValueId y) {
+  const DType d = t.type(y).dtype();
+  ValueId dd = sub(t, y, c(t, 1, d));
+  ValueId small = lt(t, abs_(t, dd), c(t, 0.25, d));
+  ValueId series = mul(t, dd, c(t, 0, d));
+  for (int k = 9; k >= 1; --k) {
+    const double coef = 2.0 * (k % 2 ? -1.0 : 1.0) / ((k + 1) * (k + 2));
+    series = mul(t, dd, add(t, c(t, coef, d), series));
+  }
+  ValueId y_safe = where(t, small, c(t, 2, d), y);
+  ValueId d_safe = where(t, small, c(t, 1, d), dd);
+  ValueId y2 = mul(t, y_safe, y_safe);
+  ValueId two_y_log_y = mul(t, mul(t, c(t, 2, d), y_safe), log_(t, y_safe));
+  ValueId direct = div(t, add(t, sub(t, c(t, 1, d), y2), two_y_log_y), mul(t, d_safe, d_safe));
+  return where(t, small, series, direct);
+}
+
+// z(x) with Pr[X <= x] ~ ndtr(z(x)) (Peizer and Pratt, with the 0.02 correction).
+ValueId peizer_pratt_z(Trace& t, ValueId x, ValueId lam) {
+  const DType d = t.type(x).dtype();
+  ValueId y = div(t, add(t, x, c(t, 0.5, d)), lam);
+  ValueId tt = peizer_pratt_t(t, y);
+  ValueId head = add(t, add(t, sub(t, x, lam), c(t, 2.0 / 3.0, d)), div(t, c(t, 0.02, d), add(t, x, c(t, 1, d))));
+  return mul(t, head, sqrt_(t, div(t, add(t, c(t, 1, d), tt), lam)));
+}
+
+ValueId poisson_from_normal(Trace& t, ValueId z, ValueId lam) {
+  const DType d = t.type(z).dtype();
+  // Below lam 7: the cdf of the first 20 terms, inverted at ndtr(z).
+  ValueId u = ndtr(t, z);
+  ValueId pmf = unary(t, "exp", EwOp::Exp, neg(t, lam));
+  ValueId cdf = pmf;
+  ValueId count = convert(t, lt(t, cdf, u), {d, false});
+  for (int k = 1; k < 19; ++k) {
+    pmf = mul(t, pmf, div(t, lam, c(t, k, d)));
+    cdf = add(t, cdf, pmf);
+    count = add(t, count, convert(t, lt(t, cdf, u), {d, false}));
+  }
+  // Above: the smallest integer c with z(c) >= z, around a Cornish-Fisher guess.
+  ValueId s = sqrt_(t, lam);
+  ValueId z2 = mul(t, z, z);
+  ValueId root = add(t, add(t, sub(t, add(t, lam, mul(t, s, z)), c(t, 2.0 / 3.0, d)), div(t, z2, c(t, 6, d))),
+                     div(t, mul(t, z, sub(t, c(t, 1, d), z2)), mul(t, c(t, 72, d), s)));
+  ValueId x = add(t, root, c(t, 0.6, d));
+  ValueId ci = unary(t, "ceil", EwOp::Ceil, x);
+  auto root_ge = [&](ValueId cc) {
+    ValueId zc = peizer_pratt_z(t, binary(t, "max", EwOp::Max, cc, c(t, 0, d)), lam);
+    ValueId zint = where(t, lt(t, cc, c(t, 0, d)), c(t, -INFINITY, d), zc);
+    return convert(t, ge(t, zint, z), {d, false});
+  };
+  ValueId ge_c = root_ge(ci);
+  ValueId ge_c1 = root_ge(sub(t, ci, c(t, 1, d)));
+  ValueId large = binary(t, "max", EwOp::Max, sub(t, sub(t, add(t, ci, c(t, 1, d)), ge_c), ge_c1), c(t, 0, d));
+  return where(t, lt(t, lam, c(t, 7, d)), count, large);
+}
+
+}  // namespace
+
+ValueId poisson_approx(Trace& t, ValueId key, ValueId lam_in, const Shape& shape, DType dtype) {
+  const auto lt_ = t.type(lam_in);
+  const bool wide = (types::is_float(lt_.dtype()) && lt_.dtype() == DType::F64) || types::dtype_size(dtype) > 4;
+  const DType cd = wide ? DType::F64 : DType::F32;
+  ValueId lam = strong(t, convert(t, lam_in, {cd, false}));
+  std::vector<int64_t> lead;
+  for (size_t i = 0; i + lt_.rank() < shape.size(); ++i) lead.push_back(static_cast<int64_t>(i));
+  if (!lead.empty()) lam = expand_dims(t, lam, lead);
+  ValueId z = normal(t, key, shape, cd);
+  return convert(t, poisson_from_normal(t, z, lam), {dtype, false});
+}
+
 ValueId binomial(Trace& t, ValueId key, ValueId count_in, ValueId prob_in, const Shape& shape, DType dtype) {
   DType pd = t.type(prob_in).dtype();
   if (!types::is_float(pd)) pd = types::default_float_dtype();

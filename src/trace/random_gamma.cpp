@@ -366,12 +366,57 @@ ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype,
   return gamma_p(t, key, param_as(t, a, shape, dtype), log_space);
 }
 
-ValueId beta(Trace& t, ValueId key, ValueId a, ValueId b, const Shape& shape, DType dtype) {
+namespace {
+
+// JAX's _loggamma_chisquare: log Gamma(a) from a chi-square quantile series (Goldstein's
+// Algorithm 451, with the leading constant 1) cubed, at nu = 2a degrees of freedom.
+ValueId loggamma_chisquare(Trace& t, ValueId key, ValueId a) {
+  static constexpr double kCoef[7][3] = {{1.0, -0.2237368, -0.01513904},          {0.4713941, 0.02607083, -0.008986007},
+                                         {0.0001348028, 0.01128186, 0.02277679},  {-0.008553069, -0.01153761, -0.01323293},
+                                         {0.00312558, 0.005169654, -0.006950356}, {-0.0008426812, 0.00253001, 0.001060438},
+                                         {0.00009780499, -0.001450117, 0.001565326}};
+  const auto at = t.type(a);
+  const DType d = at.dtype();
+  ValueId nu = mul(t, c(t, 2, d), a);
+  ValueId x = normal(t, key, at.shape(), d);
+  ValueId u = div(t, c(t, 1, d), nu);
+  ValueId tt = mul(t, x, unary(t, "rsqrt", EwOp::Rsqrt, nu));
+  auto row = [&](const double* r) { return add(t, c(t, r[0], d), mul(t, u, add(t, c(t, r[1], d), mul(t, u, c(t, r[2], d))))); };
+  ValueId poly = row(kCoef[6]);
+  for (int i = 5; i >= 0; --i) poly = add(t, mul(t, poly, tt), row(kCoef[i]));
+  const double tiny = d == DType::F64 ? std::numeric_limits<double>::min() : double(std::numeric_limits<float>::min());
+  poly = binary(t, "max", EwOp::Max, poly, c(t, tiny, d));
+  ValueId log_a = log_(t, a);
+  return add(t, log_a, mul(t, c(t, 3, d), log_(t, poly)));
+}
+
+}  // namespace
+
+ValueId gamma_approx(Trace& t, ValueId key, ValueId a_in, const Shape& shape, DType dtype, bool log_space) {
+  // Stuart's boost: log G_a = log G_(a+4) + sum_k log U_k / (a + k), log U_k = -Exponential.
+  constexpr int64_t kBoosts = 4;
+  ValueId a = param_as(t, a_in, shape, dtype);
+  ValueId keys = split(t, key, {2});
+  ValueId a_boosted = add(t, a, c(t, kBoosts, dtype));
+  ValueId log_base = loggamma_chisquare(t, key_at(t, keys, 0), a_boosted);
+  Shape ks(shape.size() + 1, 1);
+  ks[0] = kBoosts;
+  ValueId k = reshape(t, iota(t, dtype, {kBoosts}, 0, std::nullopt), ks);
+  Shape boosted_shape = shape;
+  boosted_shape.insert(boosted_shape.begin(), kBoosts);
+  ValueId log_u = unary(t, "neg", EwOp::Neg, exponential(t, key_at(t, keys, 1), boosted_shape, dtype));
+  ValueId denom = add(t, expand_dims(t, a, {0}), k);
+  ValueId boost = reduce(t, "sum", ReduceKind::Sum, div(t, log_u, denom), {0}, false);
+  ValueId log_sample = add(t, log_base, boost);
+  return log_space ? log_sample : exp_(t, log_sample);
+}
+
+ValueId beta(Trace& t, ValueId key, ValueId a, ValueId b, const Shape& shape, DType dtype, bool approximate) {
   ValueId keys = split(t, key, {2});
   ValueId aa = param_as(t, a, shape, dtype);
   ValueId bb = param_as(t, b, shape, dtype);
-  ValueId log_a = gamma(t, key_at(t, keys, 0), aa, shape, dtype, true);
-  ValueId log_b = gamma(t, key_at(t, keys, 1), bb, shape, dtype, true);
+  ValueId log_a = approximate ? gamma_approx(t, key_at(t, keys, 0), aa, shape, dtype, true) : gamma(t, key_at(t, keys, 0), aa, shape, dtype, true);
+  ValueId log_b = approximate ? gamma_approx(t, key_at(t, keys, 1), bb, shape, dtype, true) : gamma(t, key_at(t, keys, 1), bb, shape, dtype, true);
   // gamma_a / (gamma_a + gamma_b) without losing precision.
   ValueId log_max = binary(t, "max", EwOp::Max, log_a, log_b);
   ValueId ga = exp_(t, sub(t, log_a, log_max));
@@ -386,11 +431,11 @@ ValueId dirichlet(Trace& t, ValueId key, ValueId alpha, const Shape& shape, DTyp
   return nn_softmax(t, log_gamma, {static_cast<int64_t>(full_shape.size()) - 1});
 }
 
-ValueId chisquare(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype) {
+ValueId chisquare(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype, bool approximate) {
   ValueId d = convert(t, df, {dtype, false});
   ValueId two = c(t, 2, dtype);
   ValueId half_df = div(t, d, two);
-  ValueId log_g = gamma(t, key, half_df, shape, dtype, true);
+  ValueId log_g = approximate ? gamma_approx(t, key, half_df, shape, dtype, true) : gamma(t, key, half_df, shape, dtype, true);
   return mul(t, exp_(t, log_g), two);
 }
 
@@ -398,8 +443,8 @@ ValueId f(Trace& t, ValueId key, ValueId dfnum, ValueId dfden, const Shape& shap
   ValueId den_df = convert(t, dfden, {dtype, false});
   ValueId num_df = convert(t, dfnum, {dtype, false});
   ValueId keys = split(t, key, {2});
-  ValueId chi2_num = chisquare(t, key_at(t, keys, 1), num_df, shape, dtype);
-  ValueId chi2_den = chisquare(t, key_at(t, keys, 0), den_df, shape, dtype);
+  ValueId chi2_num = chisquare(t, key_at(t, keys, 1), num_df, shape, dtype, false);
+  ValueId chi2_den = chisquare(t, key_at(t, keys, 0), den_df, shape, dtype, false);
   ValueId num = div(t, chi2_num, num_df);
   ValueId den = div(t, chi2_den, den_df);
   return div(t, num, den);

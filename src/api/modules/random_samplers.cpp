@@ -57,14 +57,13 @@ std::optional<Shape> optional_shape(Interp& I, const Value& v, const std::string
   return random_shape(I, v, name);
 }
 
-// method='exact' (the rejection samplers) or 'approximate' (not supported yet).
-void check_method(Interp& I, const Value& v, const std::string& name) {
-  if (is_none(v)) return;
+// method='exact' (the rejection samplers, false) or 'approximate' (the loop-free ones, true).
+bool check_method(Interp& I, const Value& v, const std::string& name) {
+  if (is_none(v)) return false;
   const std::string m = v->kind == ObjKind::Str ? static_cast<interp::StrObj&>(*v).v : "";
   if (v->kind != ObjKind::Str || (m != "exact" && m != "approximate"))
     I.raise("ValueError", fmt::format("method argument to `{}` must be one of {{'exact', 'approximate'}}, got {}", name, I.repr(v)));
-  if (m == "approximate")
-    I.raise("NotImplementedError", fmt::format("jax.random.{}(method='approximate') is not supported yet: use method='exact'", name));
+  return m == "approximate";
 }
 
 // Parameters sharded over Explicit axes are gathered first: the samplers' selects and loop
@@ -111,7 +110,7 @@ NativeFn gamma_sampler(const char* name, bool log_space) {
   return [name, log_space](Interp& I, CallArgs& a) {
     ArgParser p(I, a, name, {"key", "a", "shape=", "dtype=", "*", "method=", "out_sharding="});
     KeyArg k = key_arg(I, p.get("key"), name);
-    check_method(I, p.get("method"), name);
+    const bool approximate = check_method(I, p.get("method"), name);
     DType dt = float_dtype(I, p.get("dtype"), "gamma");  // loggamma's message names gamma too
     Value alpha = param(I, p.get("a"), name);
     Shape shape = pshape(alpha);
@@ -123,7 +122,9 @@ NativeFn gamma_sampler(const char* name, bool log_space) {
     OutMeshScope scope(out);
     return apply(I, name, {k.data, alpha}, [&](Trace& t, const std::vector<ValueId>& ids) {
       Gathered g = gather(t, ids);
-      return one_id(placed(t, random::gamma(t, g.ids[0], g.ids[1], shape, dt, log_space), out, g));
+      ValueId r = approximate ? random::gamma_approx(t, g.ids[0], g.ids[1], shape, dt, log_space)
+                              : random::gamma(t, g.ids[0], g.ids[1], shape, dt, log_space);
+      return one_id(placed(t, r, out, g));
     });
   };
 }
@@ -131,7 +132,7 @@ NativeFn gamma_sampler(const char* name, bool log_space) {
 Value r_beta(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "beta", {"key", "a", "b", "shape=", "dtype=", "*", "method=", "out_sharding="});
   KeyArg k = key_arg(I, p.get("key"), "beta");
-  check_method(I, p.get("method"), "beta");
+  const bool approximate = check_method(I, p.get("method"), "beta");
   DType dt = float_dtype(I, p.get("dtype"), "beta");
   Value av = param(I, p.get("a"), "beta"), bv = param(I, p.get("b"), "beta");
   Shape shape = broadcast_shape(I, p.get("shape"), "beta", {av, bv});
@@ -139,7 +140,7 @@ Value r_beta(Interp& I, CallArgs& a) {
   OutMeshScope scope(out);
   return apply(I, "beta", {k.data, av, bv}, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
-    return one_id(placed(t, random::beta(t, g.ids[0], g.ids[1], g.ids[2], shape, dt), out, g));
+    return one_id(placed(t, random::beta(t, g.ids[0], g.ids[1], g.ids[2], shape, dt, approximate), out, g));
   });
 }
 
@@ -165,7 +166,7 @@ Value r_dirichlet(Interp& I, CallArgs& a) {
 Value r_chisquare(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "chisquare", {"key", "df", "shape=", "dtype=", "*", "method=", "out_sharding="});
   KeyArg k = key_arg(I, p.get("key"), "chisquare");
-  check_method(I, p.get("method"), "chisquare");
+  const bool approximate = check_method(I, p.get("method"), "chisquare");
   DType dt = float_dtype(I, p.get("dtype"), "chisquare");
   Value df = param(I, p.get("df"), "chisquare");
   Shape shape = broadcast_shape(I, p.get("shape"), "chisquare", {df});
@@ -173,7 +174,7 @@ Value r_chisquare(Interp& I, CallArgs& a) {
   OutMeshScope scope(out);
   return apply(I, "chisquare", {k.data, df}, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
-    return one_id(placed(t, random::chisquare(t, g.ids[0], g.ids[1], shape, dt), out, g));
+    return one_id(placed(t, random::chisquare(t, g.ids[0], g.ids[1], shape, dt, approximate), out, g));
   });
 }
 
@@ -270,14 +271,21 @@ Value r_ball(Interp& I, CallArgs& a) {
 Value r_poisson(Interp& I, CallArgs& a) {
   ArgParser p(I, a, "poisson", {"key", "lam", "shape=", "dtype=", "*", "method=", "out_sharding="});
   KeyArg k = key_arg(I, p.get("key"), "poisson");
-  check_method(I, p.get("method"), "poisson");
+  const bool approximate = check_method(I, p.get("method"), "poisson");
   DType dt = int_or_given(I, p.get("dtype"));
   Value lam = param(I, p.get("lam"), "poisson");
   Shape shape = is_none(p.get("shape")) ? pshape(lam) : random_shape(I, p.get("shape"), "poisson");
+  if (approximate) {  // lam is not broadcast first: a lower rank may save computation
+    Shape got = guarded(I, [&] { return trace::broadcast_shapes("poisson", {pshape(lam), shape}); });
+    if (got != shape)
+      I.raise("ValueError", fmt::format("lam shape must be broadcastable to shape argument; got lam.shape {}, shape {}",
+                                        types::py_int_tuple(pshape(lam)), types::py_int_tuple(shape)));
+  }
   auto out = out_sharding_arg(I, p.get("out_sharding"));
   OutMeshScope scope(out);
   return apply(I, "poisson", {k.data, lam}, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
+    if (approximate) return one_id(placed(t, random::poisson_approx(t, g.ids[0], g.ids[1], shape, dt), out, g));
     ValueId l = trace::broadcast_to(t, g.ids[1], shape);  // jnp.broadcast_to's checks
     return one_id(placed(t, random::poisson(t, g.ids[0], l, shape, dt), out, g));
   });

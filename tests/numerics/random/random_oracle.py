@@ -114,6 +114,17 @@ def sampler_cases():
         out.append((f"gamma_bcast{s}", f"jax.random.gamma({key}, jnp.array({arr}), (3, 8))", lambda k=k, arr=arr: ref.gamma(k, np.array(arr), (3, 8)), v, None))
         for a in [0.01, 0.5, 3.0]:
             out.append((f"loggamma{s}_{a}", f"jax.random.loggamma({key}, {a}, (8, 4){{OS}})", lambda k=k, a=a: ref.loggamma(k, a, (8, 4)), v, (8, 4)))
+        lams = [0.0, 1.5, 9.9, 10.0, 250.0, 3.0, 12.5, 0.1]
+        for a in [0.05, 1.0, 6.0]:
+            out.append((f"gammaapprox{s}_{a}", f"jax.random.gamma({key}, {a}, (8, 4), method='approximate'{{OS}})",
+                        lambda k=k, a=a: ref.gamma_approx(k, a, (8, 4)), v, (8, 4)))
+            out.append((f"loggammaapprox{s}_{a}", f"jax.random.loggamma({key}, {a}, (7,), method='approximate')",
+                        lambda k=k, a=a: ref.gamma_approx(k, a, (7,), True), v, None))
+        for lam in [0.7, 6.5, 7.0, 40.0]:
+            out.append((f"poissonapprox{s}_{lam}", f"jax.random.poisson({key}, {lam}, (8, 4), method='approximate'{{OS}})",
+                        lambda k=k, lam=lam: ref.poisson_approx(k, lam, (8, 4)), "exact", (8, 4)))
+        out.append((f"poissonapprox_arr{s}", f"jax.random.poisson({key}, jnp.array({lams}), (3, 8), method='approximate')",
+                    lambda k=k, l=lams: ref.poisson_approx(k, np.array(l), (3, 8)), "exact", None))
         out.append((f"beta{s}", f"jax.random.beta({key}, 1.5, 0.7, (8, 4){{OS}})", lambda k=k: ref.beta(k, 1.5, 0.7, (8, 4)), v, (8, 4)))
         out.append((f"dirichlet{s}", f"jax.random.dirichlet({key}, jnp.array([0.5, 1.0, 2.0]), (4,))",
                     lambda k=k: ref.dirichlet(k, np.array([0.5, 1.0, 2.0]), (4,)), v, None))
@@ -126,7 +137,6 @@ def sampler_cases():
         out.append((f"ball_p{s}", f"jax.random.ball({key}, 2, 1.5, (4,))", lambda k=k: ref.ball(k, 2, 1.5, (4,)), v, None))
         for lam in [0.5, 4.0, 30.0]:
             out.append((f"poisson{s}_{lam}", f"jax.random.poisson({key}, {lam}, (8, 4){{OS}})", lambda k=k, lam=lam: ref.poisson(k, lam, (8, 4)), "exact", (8, 4)))
-        lams = [0.0, 1.5, 9.9, 10.0, 250.0, 3.0, 12.5, 0.1]
         out.append((f"poisson_arr{s}", f"jax.random.poisson({key}, jnp.array({lams}))", lambda k=k, l=lams: ref.poisson(k, np.array(l), (8,)), "exact", None))
         for n, pr in [(20, 0.3), (100, 0.4), (50, 0.8), (7, 0.95)]:
             out.append((f"binomial{s}_{n}_{pr}", f"jax.random.binomial({key}, {n}, {pr}, (8, 4))",
@@ -166,6 +176,9 @@ def sampler_cases():
           ("chisquare", f"jax.random.chisquare({key}, 4.0, ({n},))", (4.0, 8.0)),
           ("t", f"jax.random.t({key}, 6.0, ({n},))", (0.0, 1.5)),
           ("f", f"jax.random.f({key}, 5.0, 20.0, ({n},))", (20 / 18, 2 * 400 * 23 / (5 * 324 * 16))),
+          ("gamma_approx_0.3", f"jax.random.gamma({key}, 0.3, ({n},), method='approximate')", (0.3, 0.3)),
+          ("poisson_approx", f"jax.random.poisson({key}, 6.5, ({n},), method='approximate')", (6.5, 6.5)),
+          ("poisson_approx_large", f"jax.random.poisson({key}, 80.0, ({n},), method='approximate')", (80.0, 80.0)),
           ("poisson_small", f"jax.random.poisson({key}, 3.5, ({n},))", (3.5, 3.5)),
           ("poisson_large", f"jax.random.poisson({key}, 50.0, ({n},))", (50.0, 50.0)),
           ("binomial_inv", f"jax.random.binomial({key}, 30, 0.2, ({n},))", (6.0, 4.8)),

@@ -573,3 +573,85 @@ def gamma_sample_grad(a, samples):
         dp_dx = math.exp((a - 1) * math.log(x) - x - math.lgamma(a))
         out.append(-dp_da / dp_dx)
     return np.asarray(out, F32).reshape(np.shape(samples))
+
+
+# ---- method='approximate': JAX's loop-free gamma and poisson ---------------------------------
+_CHI2_COEF = ((1.0, -0.2237368, -0.01513904), (0.4713941, 0.02607083, -0.008986007),
+              (0.0001348028, 0.01128186, 0.02277679), (-0.008553069, -0.01153761, -0.01323293),
+              (0.00312558, 0.005169654, -0.006950356), (-0.0008426812, 0.00253001, 0.001060438),
+              (0.00009780499, -0.001450117, 0.001565326))
+
+
+def _loggamma_chisquare(key, a):
+    nu = F32(2) * a
+    x = normal(key, a.shape)
+    u = F32(1) / nu
+    t = x * (F32(1) / np.sqrt(nu))
+
+    def row(c):
+        return F32(c[0]) + u * (F32(c[1]) + u * F32(c[2]))
+
+    poly = row(_CHI2_COEF[-1])
+    for c in reversed(_CHI2_COEF[:-1]):
+        poly = poly * t + row(c)
+    poly = np.maximum(poly, _FI.tiny)
+    return (np.log(a) + F32(3) * np.log(poly)).astype(F32)
+
+
+def gamma_approx(key, a, shape, log_space=False):
+    a = np.broadcast_to(np.asarray(a, F32), shape).astype(F32)
+    ks = split(key, 2)
+    log_base = _loggamma_chisquare(ks[0], a + F32(4))
+    k = np.arange(4, dtype=F32).reshape((4,) + (1,) * len(shape))
+    log_u = -exponential(ks[1], (4,) + tuple(shape))
+    log_sample = (log_base + (log_u / (a[None] + k)).sum(0, dtype=F32)).astype(F32)
+    return log_sample if log_space else np.exp(log_sample).astype(F32)
+
+
+def _ndtr(z):
+    return np.asarray([0.5 * math.erfc(-float(v) / math.sqrt(2)) for v in np.ravel(z)], F32).reshape(np.shape(z))
+
+
+def _pp_t(y):
+    d = y - F32(1)
+    small = np.abs(d) < F32(0.25)
+    series = np.zeros_like(d)
+    for k in reversed(range(1, 10)):
+        series = d * (F32(2 * (-1) ** k / ((k + 1) * (k + 2))) + series)
+    y_safe = np.where(small, F32(2), y)
+    d_safe = np.where(small, F32(1), d)
+    direct = (F32(1) - y_safe * y_safe + F32(2) * y_safe * np.log(y_safe)) / (d_safe * d_safe)
+    return np.where(small, series, direct).astype(F32)
+
+
+def _pp_z(x, lam):
+    y = (x + F32(0.5)) / lam
+    t = _pp_t(y)
+    return ((x - lam + F32(2 / 3) + F32(0.02) / (x + F32(1))) * np.sqrt((F32(1) + t) / lam)).astype(F32)
+
+
+def poisson_approx(key, lam, shape):
+    lam = np.asarray(lam, F32)
+    lam = lam.reshape((1,) * (len(shape) - lam.ndim) + lam.shape)
+    z = normal(key, shape)
+    u = _ndtr(z)
+    pmf = np.exp(-lam).astype(F32)
+    cdf = pmf
+    count = (cdf < u).astype(F32)
+    for k in range(1, 19):
+        pmf = (pmf * (lam / F32(k))).astype(F32)
+        cdf = (cdf + pmf).astype(F32)
+        count = count + (cdf < u).astype(F32)
+    s = np.sqrt(lam)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = lam + s * z - F32(2 / 3) + z * z / F32(6) + z * (F32(1) - z * z) / (F32(72) * s)
+    x = (root + F32(0.6)).astype(F32)
+    c = np.ceil(x)
+
+    def root_ge(cc):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            zi = np.where(cc < 0, F32(-np.inf), _pp_z(np.maximum(cc, F32(0)), lam))
+        return (zi >= z).astype(F32)
+
+    large = np.maximum(c + F32(1) - root_ge(c) - root_ge(c - F32(1)), F32(0))
+    return np.where(lam < F32(7), count, large).astype(np.int32)
