@@ -311,12 +311,12 @@ double igamma_grad_a_f64(double a, double x) {
 
 double zeta_f64(double x, double q) {
   if (std::isnan(x) || std::isnan(q)) return kNaN;
-  if (x == 1) return kInf;
+  // XLA's order: a pole (integer q <= 0) decides first, then q <= 0 with x not an integer,
+  // then x < 1, then x = 1.
+  if (q <= 0 && q == std::floor(q)) return std::fmod(x, 2) == 0 ? kInf : kNaN;
+  if (q <= 0 && x != std::floor(x)) return kNaN;
   if (x < 1) return kNaN;
-  if (q <= 0) {
-    if (x != std::floor(x)) return kNaN;
-    if (q == std::floor(q)) return std::fmod(x, 2) == 0 ? kInf : kNaN;
-  }
+  if (x == 1) return kInf;
   if (q > 1e8) return (1 / (x - 1) + 1 / (2 * q)) * std::pow(q, 1 - x);
   // (2k)! / B_2k, k = 1..12
   static constexpr double kA[12] = {12.0,
