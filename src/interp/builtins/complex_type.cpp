@@ -116,6 +116,7 @@ void def_compare(const ClassP& c) {
 // hash(complex): hash(re) + 1000003 * hash(im), so hash(1+0j) == hash(1); a NaN part hashes
 // by identity, as a NaN float does.
 int64_t complex_hash(const Value& self, C z) {
+  if (!std::isnan(z.re) && !std::isnan(z.im)) return numfmt::hash_complex(z.re, z.im);
   auto part = [&](double d) -> uint64_t {
     if (std::isnan(d)) {
       auto p = reinterpret_cast<uintptr_t>(self.get());

@@ -334,6 +334,12 @@ int64_t hash_float(double v) {
   return int64_t(x);
 }
 
+int64_t hash_complex(double re, double im) {
+  uint64_t h = uint64_t(hash_float(re)) + 1000003ull * uint64_t(hash_float(im));
+  if (h == uint64_t(-1)) h = uint64_t(-2);
+  return int64_t(h);
+}
+
 int64_t hash_tuple(const int64_t* items, size_t n) {
   const uint64_t p1 = 11400714785074694791ULL, p2 = 14029467366897019727ULL,
                  p5 = 2870177450012600261ULL;

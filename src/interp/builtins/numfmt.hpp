@@ -83,6 +83,8 @@ uint32_t utf8_next(std::string_view s, size_t& i);
 // CPython's numeric hashes (so hash(1) == hash(1.0) == hash(True)).
 int64_t hash_int(int64_t v);
 int64_t hash_float(double v);  // nan hashes to 0 here (CPython uses the object's address)
+// hash(complex): hash(re) + 1000003 * hash(im) (both parts not NaN).
+int64_t hash_complex(double re, double im);
 int64_t hash_tuple(const int64_t* item_hashes, size_t n);
 uint64_t hash_bytes(std::string_view s);  // str hash (CPython's is randomised per process)
 

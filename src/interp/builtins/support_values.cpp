@@ -23,6 +23,11 @@ std::optional<size_t> fast_hash(const Value& v) {
     case ObjKind::Bool: return size_t(static_cast<BoolObj&>(*v).v ? 1 : 0);
     case ObjKind::Float: return size_t(numfmt::hash_float(static_cast<FloatObj&>(*v).v));
     case ObjKind::None: return size_t(0xFCA86420);
+    case ObjKind::Complex: {
+      auto& c = static_cast<ComplexObj&>(*v);
+      if (std::isnan(c.re) || std::isnan(c.im)) return std::nullopt;  // by identity, as __hash__
+      return size_t(numfmt::hash_complex(c.re, c.im));
+    }
     case ObjKind::Tuple: {
       auto& t = static_cast<TupleObj&>(*v);
       if (t.items.size() > 16) return std::nullopt;
@@ -51,6 +56,11 @@ std::optional<int64_t> cpython_hash(const Value& v) {
       double d = static_cast<FloatObj&>(*v).v;
       if (std::isnan(d)) return std::nullopt;
       return numfmt::hash_float(d);
+    }
+    case ObjKind::Complex: {
+      auto& c = static_cast<ComplexObj&>(*v);
+      if (std::isnan(c.re) || std::isnan(c.im)) return std::nullopt;
+      return numfmt::hash_complex(c.re, c.im);
     }
     case ObjKind::Tuple: {
       auto& t = static_cast<TupleObj&>(*v);
