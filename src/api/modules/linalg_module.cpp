@@ -200,7 +200,10 @@ Value lu_pivots_to_permutation(Interp& I, const Value& pivots, int64_t permutati
       e.back().clear();
       out = sharding::OutSharding{types::PartitionSpec(e)};
     }
-    return std::vector<ValueId>{trace::broadcast_to(t, iota, s, out)};
+    ValueId perm0 = trace::broadcast_to(t, iota, s, out);
+    // Inside shard_map the loop carry must vary over the axes the pivots vary over.
+    if (!it.vma().empty()) perm0 = trace::pvary(t, perm0, types::AxisNames(it.vma().begin(), it.vma().end()));
+    return std::vector<ValueId>{perm0};
   });
   if (m == 0 || k == 0) return perm;
   Value body = interp::make_builtin(name, [m, k, name](Interp& I, CallArgs& a) {
