@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "interp/builtins/numbers.hpp"
+#include "interp/complex_value.hpp"
 
 namespace shard::interp::bi {
 
@@ -39,6 +40,12 @@ Value builtin_pow(Interp& I, CallArgs& a) {
     I.raise("TypeError", "pow() 3rd argument not allowed unless all arguments are integers");
   if (base->cls->lookup("__pow__")) {
     auto r = I.call_method(base, "__pow__", {exp, mod});
+    if (r && (*r)->kind != ObjKind::NotImplemented) return *r;
+  }
+  // Then the exponent's built-in power (ternary_op; a class's __rpow__ is never called with a
+  // modulus): pow(2, 1j, 3) is complex's "complex modulo".
+  if (exp->cls.get() != base->cls.get() && is_complex(exp)) {
+    auto r = I.call_method(exp, "__rpow__", {base, mod});
     if (r && (*r)->kind != ObjKind::NotImplemented) return *r;
   }
   I.raise("TypeError", fmt::format("unsupported operand type(s) for ** or pow(): '{}', '{}', '{}'", I.type_name(base),

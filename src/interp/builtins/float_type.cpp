@@ -62,10 +62,11 @@ void def_arith(const ClassP& c) {
     def(c, name, [name, reflected](Interp& I, CallArgs& a) -> Value {
       method_nargs(I, a, name, 1, 2);
       double x = self_float(I, a, name);
-      auto y = real_of(a.args[1]);
-      if (!y) return not_implemented();
+      // float_pow refuses a modulus before it looks at the other operand.
       if (a.args.size() == 3 && a.args[2]->kind != ObjKind::None)
         I.raise("TypeError", "pow() 3rd argument not allowed unless all arguments are integers");
+      auto y = real_of(a.args[1]);
+      if (!y) return not_implemented();
       double base = reflected ? *y : x, exponent = reflected ? x : *y;
       if (Value z = float_pow_complex(I, base, exponent)) return z;
       return make_float(float_pow(I, base, exponent));
