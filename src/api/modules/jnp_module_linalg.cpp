@@ -12,6 +12,7 @@
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
 #include "primitives/linalg/linalg.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -421,7 +422,7 @@ Value lstsq(Interp& I, CallArgs& args) {
     ValueId x, rank, s;
     if (m * n == 0) {
       s = trace::full(t, {0}, 0, {dt, false}, std::nullopt);
-      rank = trace::full(t, {}, 0, {DType::I32, false}, std::nullopt);
+      rank = trace::full(t, {}, 0, {types::default_int_dtype(), false}, std::nullopt);
       x = trace::full(t, {n, k}, 0, {dt, false}, std::nullopt);
     } else {
       const double rc = !rcond ? eps * static_cast<double>(std::max(n, m)) : (*rcond < 0 ? eps : *rcond);
@@ -433,7 +434,7 @@ Value lstsq(Interp& I, CallArgs& args) {
       ValueId cut = trace::binary(t, "mul", EwOp::Mul, trace::scalar_constant(t, rc, {dt, false}), s0);
       ValueId big = trace::binary(t, "ge", EwOp::Ge, s, cut);
       ValueId mask = trace::binary(t, "and", EwOp::And, pos, big);
-      rank = trace::reduce(t, "reduce_sum", ir::ReduceKind::Sum, trace::convert(t, mask, {DType::I32, false}), {0}, false);
+      rank = trace::reduce(t, "reduce_sum", ir::ReduceKind::Sum, trace::convert(t, mask, {types::default_int_dtype(), false}), {0}, false);
       ValueId one = trace::scalar_constant(t, 1, {dt, true});
       ValueId safe_s = trace::where(t, mask, s, one);
       ValueId inv_s = trace::binary(t, "div", EwOp::Div, one, safe_s);
@@ -452,13 +453,13 @@ Value lstsq(Interp& I, CallArgs& args) {
   });
   if (numpy_resid) {
     Value small = apply(I, "lstsq", {r[2]}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      ValueId lt = trace::binary(t, "lt", EwOp::Lt, ids[0], trace::scalar_constant(t, static_cast<double>(n), {DType::I32, true}));
+      ValueId lt = trace::binary(t, "lt", EwOp::Lt, ids[0], trace::scalar_constant(t, static_cast<double>(n), {t.type(ids[0]).dtype(), true}));
       ValueId wide = trace::scalar_constant(t, m <= n ? 1 : 0, {DType::Bool, false});
       return std::vector<ValueId>{trace::binary(t, "or", EwOp::Or, lt, wide)};
     });
     if (I.truthy(small))
       r[1] = apply(I, "lstsq", {}, [&](Trace& t, const std::vector<ValueId>&) {
-        return std::vector<ValueId>{trace::full(t, {0}, 0, {DType::F32, false}, std::nullopt)};
+        return std::vector<ValueId>{trace::full(t, {0}, 0, {types::default_float_dtype(), false}, std::nullopt)};
       });
   }
   return interp::make_tuple(r);
@@ -593,6 +594,55 @@ NativeFn vecdot(const char* fname) {
   };
 }
 
+// jnp.matvec (signature (n,m),(m)->(n)) and jnp.vecmat ((n),(n,m)->(m)): matmul over the
+// core dims, the others broadcast as jnp.vectorize broadcasts them.
+NativeFn matvec_or_vecmat(bool matvec) {
+  return [matvec](Interp& I, CallArgs& a) {
+    const char* name = matvec ? "matvec" : "vecmat";
+    ArgParser p(I, a, name, {"x1", "x2"});
+    Value x = arraylike(I, p.get("x1"), "matvec", 0), y = arraylike(I, p.get("x2"), "matvec", 1);
+    const std::string signature = matvec ? "(n,m),(m)->(n)" : "(n),(n,m)->(m)";
+    const std::string context = fmt::format("on vectorized function with excluded=frozenset() and signature='{}'", signature);
+    std::map<std::string, int64_t> sizes;
+    auto parse = [&](const Shape& shape, const std::vector<std::string>& core) {
+      if (shape.size() < core.size()) {
+        std::vector<std::string> q;
+        for (auto& c : core) q.push_back("'" + c + "'");
+        I.raise("ValueError", fmt::format("input with shape {} does not have enough dimensions for all core dimensions ({}{}) {}",
+                                          types::py_int_tuple(shape), fmt::join(q, ", "), q.size() == 1 ? "," : "", context));
+      }
+      for (size_t i = 0; i < core.size(); ++i) {
+        const int64_t size = shape[shape.size() - core.size() + i];
+        auto it = sizes.find(core[i]);
+        if (it == sizes.end()) sizes[core[i]] = size;
+        else if (it->second != size)
+          I.raise("ValueError", fmt::format("inconsistent size for core dimension '{}': {} vs {} {}", core[i], size, it->second, context));
+      }
+    };
+    if (matvec) {
+      parse(shape_of(x), {"n", "m"});
+      parse(shape_of(y), {"m"});
+    } else {
+      parse(shape_of(x), {"n"});
+      parse(shape_of(y), {"n", "m"});
+    }
+    return apply(I, name, {x, y}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      if (matvec) {
+        ValueId col = trace::expand_dims(t, ids[1], {-1});
+        ValueId r = trace::linalg::matmul(t, ids[0], col);
+        Shape s = t.type(r).shape();
+        s.pop_back();
+        return std::vector<ValueId>{trace::reshape(t, r, s)};
+      }
+      ValueId row = trace::expand_dims(t, ids[0], {-2});
+      ValueId r = trace::linalg::matmul(t, row, ids[1]);
+      Shape s = t.type(r).shape();
+      s.erase(s.end() - 2);
+      return std::vector<ValueId>{trace::reshape(t, r, s)};
+    });
+  };
+}
+
 void add_array_api_linalg(Interp&, ModuleObj& m) {
   def_jnp(m, "matrix_transpose", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "matrix_transpose", {"x"});
@@ -695,6 +745,8 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
     return r;
   });
   def_jnp(m, "vecdot", vecdot("jnp.vecdot"));
+  def_jnp(m, "matvec", matvec_or_vecmat(true));
+  def_jnp(m, "vecmat", matvec_or_vecmat(false));
   def_jnp(m, "vdot", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "vdot", {"a", "b", "*", "precision=", "preferred_element_type="});
     Value x = contraction_operand(I, p.get("a"), "vdot", 0), y = contraction_operand(I, p.get("b"), "vdot", 1);

@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+#include <cstring>
+
 #include "api/op_args.hpp"
 #include "api/modules/lax_module.hpp"
 #include "api/modules/numpy_internal.hpp"
@@ -12,6 +15,7 @@
 #include "interp/builtins/support.hpp"
 #include "trace/ops_special.hpp"
 #include "types/jax_version.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -168,6 +172,48 @@ NativeFn nn_alias(const char* name) {
   };
 }
 
+// bernoulli(n): B_0..B_n (B_1 = -1/2) in the default float dtype: B_2k = (-1)^(k+1) 2 (2k)!
+// zeta(2k) / (2 pi)^2k evaluated in float64 and rounded once (JAX evaluates Chowla and
+// Hartung's product in the dtype itself: the last digit may differ).
+Value bernoulli(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "bernoulli", {"n"});
+  Value nv = p.get("n");
+  const bool integer_array = nv && is_array_like(nv) && type_of(nv).rank() == 0 && types::is_int(type_of(nv).dtype());
+  if (!nv || !(nv->kind == interp::ObjKind::Int || nv->kind == interp::ObjKind::Bool || integer_array))
+    I.raise("TypeError", fmt::format("'{}' object cannot be interpreted as an integer", I.type_name(nv)));
+  const int64_t n = int_arg(I, nv, "n");
+  if (n < 0) I.raise("ValueError", "n must be a non-negative integer.");
+  std::vector<double> b(static_cast<size_t>(n + 1), 0.0);
+  for (int64_t k = 0; k <= n; ++k) {
+    if (k == 0) b[0] = 1;
+    else if (k == 1) b[1] = -0.5;
+    else if (k % 2 == 0) {
+      // zeta(k): sum_{j < J} j^-k, smallest terms first, plus Euler-Maclaurin's tail from J
+      const double kk = static_cast<double>(k), J = 1000;
+      double zeta = std::pow(J, 1 - kk) / (kk - 1) + std::pow(J, -kk) / 2 + kk * std::pow(J, -kk - 1) / 12 -
+                    kk * (kk + 1) * (kk + 2) * std::pow(J, -kk - 3) / 720;
+      for (int j = static_cast<int>(J) - 1; j >= 1; --j) zeta += std::pow(j, -kk);
+      // 2 k! / (2 pi)^k, as a product of k factors m / (2 pi) to stay in range
+      double f = 2;
+      for (int64_t m2 = 1; m2 <= k; ++m2) f *= static_cast<double>(m2) / (2 * M_PI);
+      b[static_cast<size_t>(k)] = ((k / 2) % 2 == 1 ? 1 : -1) * f * zeta;
+    }
+  }
+  const DType dt = types::default_float_dtype();
+  return apply(I, "bernoulli", {}, [&](Trace& t, const std::vector<ValueId>&) {
+    std::vector<unsigned char> bytes;
+    if (dt == DType::F64) {
+      bytes.resize(b.size() * sizeof(double));
+      std::memcpy(bytes.data(), b.data(), bytes.size());
+    } else {
+      std::vector<float> f(b.begin(), b.end());
+      bytes.resize(f.size() * sizeof(float));
+      std::memcpy(bytes.data(), f.data(), bytes.size());
+    }
+    return std::vector<ValueId>{trace::constant(t, dt, {n + 1}, bytes.data())};
+  });
+}
+
 void fill_special(Interp&, ModuleObj& m) {
   // The special functions of codegen/special_functions.cpp and their compositions.
   using Bin = ValueId (*)(Trace&, ValueId, ValueId);
@@ -202,6 +248,7 @@ void fill_special(Interp&, ModuleObj& m) {
       return std::vector<ValueId>{trace::comb(t, ids[0], ids[1], repetition)};
     });
   });
+  def_fn(m, "bernoulli", bernoulli);
   def_fn(m, "softmax", nn_alias("softmax"));
   def_fn(m, "log_softmax", nn_alias("log_softmax"));
   def_unary(m, "erf", primitive(EwOp::Erf));

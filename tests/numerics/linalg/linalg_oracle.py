@@ -328,6 +328,10 @@ add("linalg.trace int", "jnp.linalg.trace(jnp.arange(12).reshape(3, 4), offset=-
 add("linalg.diagonal", "jnp.linalg.diagonal(AB, offset=-1)", lambda x: np.diagonal(x["AB"], offset=-1, axis1=-2, axis2=-1), "exact_float")
 add("linalg.vecdot", "jnp.linalg.vecdot(BB, B)", lambda x: np.sum(x["BB"].astype(np.float64) * x["B"], -1))
 add("linalg.vecdot axis=0", "jnp.linalg.vecdot(T, T, axis=0)", lambda x: np.sum(x["T"].astype(np.float64) ** 2, 0))
+add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
+add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
+add("jnp.vecmat", "jnp.vecmat(b, AB)", lambda x: np.einsum("j,bjk->bk", x["b"].astype(np.float64), x["AB"]))
+add("jnp.vecmat int", "jnp.vecmat(jnp.array([1, 2]), jnp.array([[1, 2, 3], [4, 5, 6]]))", lambda x: np.array([9, 12, 15], np.int32), "exact")
 add("jnp.vecdot int", "jnp.vecdot(jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[2, 3, 4]]))", lambda x: np.array([20, 47], np.int32), "exact")
 
 # Gradients: grad of sum(Wt * f(x)) against central differences of the float64 reference.

@@ -348,6 +348,8 @@ SPECIAL = [
     ("jss.rel_entr(jnp.float32([0, 0, 1, -1, 1]), jnp.float32([0, 1, 0, 1, -1]))", [0, 0, np.inf, np.inf, np.inf]),
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
     ("jss.poch(jnp.float32([3, 2.5]), jnp.float32([0, 0]))", [1, 1]),
+    ("jss.bernoulli(24)", [float(b) if k != 1 else -0.5 for k, b in enumerate(so._bernoulli(24))]),  # B_1 = -1/2 (B_n^-)
+    ("jss.bernoulli(2)", [1, -0.5, 1 / 6]),
     ("jss.comb(jnp.float32([5, 5, -1, 3, 0]), jnp.float32([2, 6, 1, -1, 0]))", [10, 0, 0, 0, 1]),
     ("jss.comb(jnp.float32([5, -1, 0]), jnp.float32([0, 0, 2]), repetition=True)", [1, 0, 0]),  # JAX: N + k - 1 < k
     ("jss.loggamma(jnp.float32([-1.5, 0, 1, 2]))", [np.nan, np.nan, 0, 0]),
