@@ -114,7 +114,7 @@ bool host_operands(const std::vector<Value>& operands) {
 DType storage_dtype(DType d, bool host) { return host ? d : trace::canonicalize_device(d); }
 
 namespace {
-int category(DType d) { return d == DType::Bool ? 0 : types::is_int(d) ? 1 : 2; }
+int category(DType d) { return d == DType::Bool ? 0 : types::is_int(d) ? 1 : types::is_float(d) ? 2 : 3; }
 
 DType numpy_promote(DType a, DType b) { return trace::numpy_promote_types(a, b); }
 }  // namespace
@@ -138,11 +138,16 @@ std::optional<DType> numpy_binary_dtype(const std::vector<Value>& operands, bool
   std::optional<DType> r;
   if (arrays) {
     r = *arrays;
-    if (scalars && scalar_cat > category(*arrays)) r = numpy_promote(*arrays, scalar_cat == 2 ? DType::F64 : DType::I64);
+    // A scalar of a higher kind: the array's dtype widened to that kind (numpy 1.24's
+    // value-based casting: int arrays become float64 / complex128, float32 arrays times a
+    // complex scalar complex64).
+    if (scalars && scalar_cat > category(*arrays))
+      r = scalar_cat == 3 ? (types::is_inexact(*arrays) ? numpy_promote(*arrays, DType::C64) : DType::C128)
+                          : numpy_promote(*arrays, scalar_cat == 2 ? DType::F64 : DType::I64);
   } else {
     r = scalars;
   }
-  if (r && true_divide && !types::is_float(*r)) r = DType::F64;
+  if (r && true_divide && !types::is_inexact(*r)) r = DType::F64;
   return r;
 }
 

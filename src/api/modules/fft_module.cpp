@@ -10,6 +10,7 @@
 
 #include "api/modules/fft_module.hpp"
 #include "api/modules/jnp_module.hpp"
+#include "api/modules/numpy_internal.hpp"
 #include "primitives/fft/fft.hpp"
 
 namespace shard::api {
@@ -18,16 +19,36 @@ using interp::ArgParser;
 
 namespace {
 
+// jax.numpy.fft runs on device arrays (numpy arrays given to it are moved there, as jnp
+// does); numpy.fft keeps numpy arrays (and lists) on the host.
+Value run_fft(Interp& I, const std::string& name, const Value& x, bool host, const std::function<ValueId(Trace&, ValueId)>& body) {
+  if (!host)
+    return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{body(t, ids[0])}; });
+  auto h = np::host_array(I, x);
+  return np::result(np::run1(I, name, {h}, [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{body(t, ids[0])}; }));
+}
+
 // The frequencies of jnp.fft.fftfreq / rfftfreq: k / (d * n) for k in `ks`.
-Value frequencies(Interp& I, CallArgs& a, const char* name, bool real) {
-  ArgParser p(I, a, name, {"n", "d=", "*", "dtype=", "device="});
+Value frequencies(Interp& I, CallArgs& a, const char* name, bool real, bool host) {
+  ArgParser p(I, a, name, host ? std::vector<std::string>{"n", "d="} : std::vector<std::string>{"n", "d=", "*", "dtype=", "device="});
   const int64_t n = int_arg(I, p.get("n"), "n");
   if (n <= 0) I.raise("ValueError", fmt::format("n should be a positive integer, got {}", n));
   const double d = is_none(p.get("d")) ? 1.0 : float_arg(I, p.get("d"), "d");
-  const DType dtype = storage_dtype(dtype_arg(I, p.get("dtype")).value_or(DType::F32), false);
+  // numpy.fft's frequencies are float64; jnp's float32 unless dtype= says otherwise
+  const DType dtype = host ? DType::F64 : storage_dtype(dtype_arg(I, p.get("dtype")).value_or(DType::F32), false);
   if (!types::is_float(dtype)) I.raise("ValueError", fmt::format("dtype must be a floating-point type, got {}", types::dtype_name(dtype)));
+  if (host) {  // numpy: k * (1 / (n * d)) in float64, on the host
+    std::vector<Value> items;
+    const double val = 1.0 / (static_cast<double>(n) * d);
+    const int64_t count = real ? n / 2 + 1 : n;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t k = real || i <= (n - 1) / 2 ? i : i - n;
+      items.push_back(interp::make_float(static_cast<double>(k) * val));
+    }
+    return wrap(host_array_from_python(I, interp::make_list(std::move(items)), DType::F64), true);
+  }
   const auto out = out_sharding_arg(I, p.get("device"));
-  return apply(I, name, {}, [&](Trace& t, const std::vector<ValueId>&) {
+  auto r = apply(I, name, {}, [&](Trace& t, const std::vector<ValueId>&) {
     const DTypeW dt{dtype, false};
     ValueId k;
     if (real) {
@@ -41,15 +62,15 @@ Value frequencies(Interp& I, CallArgs& a, const char* name, bool real) {
     ValueId scale = trace::scalar_constant(t, 1.0 / (d * static_cast<double>(n)), {dtype, true});
     return std::vector<ValueId>{trace::binary(t, "mul", ir::EwOp::Mul, k, scale)};
   });
+  return r;
 }
 
 // fftshift moves the zero-frequency bin to the middle (a roll by n / 2 along each axis);
 // ifftshift undoes it (a roll by -(n / 2)).
-Value shift(Interp& I, CallArgs& a, const char* name, bool inverse) {
+Value shift(Interp& I, CallArgs& a, const char* name, bool inverse, bool host) {
   ArgParser p(I, a, name, {"x", "axes="});
   auto axes = axes_arg(I, p.get("axes"));
-  return apply(I, name, {p.get("x")}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId x = ids[0];
+  return run_fft(I, name, p.get("x"), host, [&](Trace& t, ValueId x) {
     const auto xt = t.type(x);
     std::vector<int64_t> dims;
     if (axes) dims = *axes;
@@ -60,7 +81,7 @@ Value shift(Interp& I, CallArgs& a, const char* name, bool inverse) {
       const int64_t n = xt.shape()[static_cast<size_t>(ax)];
       x = roll_axis(t, x, inverse ? -(n / 2) : n / 2, ax);
     }
-    return std::vector<ValueId>{x};
+    return x;
   });
 }
 
@@ -87,6 +108,7 @@ struct FftCall {
   std::optional<std::vector<int64_t>> s, axes;
   std::string norm;  // "" for None
   std::string axes_repr;  // the axes as given, for messages
+  bool host = false;  // numpy.fft: computed in float64 / complex128 whatever the input, as numpy's pocketfft
 };
 
 // JAX's _fft_core.
@@ -140,6 +162,12 @@ ValueId fft_core(Trace& t, const FftCall& c, ValueId x) {
   } else {
     for (auto d : last) lengths.push_back(shape[static_cast<size_t>(d)]);
   }
+  if (c.host) {
+    const DType d = t.type(x).dtype();
+    const DType to = c.type == FftType::Rfft ? DType::F64 : DType::C128;
+    if (c.type == FftType::Rfft && types::is_complex(d)) throw types::ShardingError("TypeError", "ufunc 'rfft' not supported for complex input");
+    if (d != to) x = trace::convert(t, x, {to, false});
+  }
   ValueId y = trace::fft(t, x, c.type, lengths);
   if (!c.norm.empty() && c.norm != "backward") {
     const double n = std::accumulate(lengths.begin(), lengths.end(), 1.0, [](double a, int64_t b) { return a * double(b); });
@@ -164,9 +192,9 @@ std::string norm_arg(Interp& I, const Value& v) {
 }
 
 // The 1-D transforms: (a, n=None, axis=-1, norm=None).
-Value transform_1d(Interp& I, CallArgs& a, const std::string& name, FftType type) {
+Value transform_1d(Interp& I, CallArgs& a, const std::string& name, FftType type, bool host) {
   ArgParser p(I, a, name, {"a", "n=", "axis=", "norm="});
-  FftCall c{name, type, std::nullopt, std::nullopt, norm_arg(I, p.get("norm")), ""};
+  FftCall c{name, type, std::nullopt, std::nullopt, norm_arg(I, p.get("norm")), "", host};
   const Value axis = p.get("axis");
   if (axis && (axis->kind == interp::ObjKind::List || axis->kind == interp::ObjKind::Tuple))
     I.raise("ValueError", fmt::format("jax.numpy.fft.{} does not support multiple axes. Please use jax.numpy.fft.{}n. Got axis = {}.",
@@ -178,28 +206,27 @@ Value transform_1d(Interp& I, CallArgs& a, const std::string& name, FftType type
   const bool hermitian = name == "hfft" || name == "ihfft";
   std::optional<int64_t> n;
   if (c.s) n = (*c.s)[0];
-  return apply(I, name, {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {
-    ValueId x = ids[0];
-    if (!hermitian) return std::vector<ValueId>{fft_core(t, c, x)};
+  return run_fft(I, name, p.get("a"), host, [&](Trace& t, ValueId x) {
+    if (!hermitian) return fft_core(t, c, x);
     const auto xt = t.type(x);
     const int64_t d = trace::normalize_axis(name, ax, xt.rank());
     if (name == "hfft") {  // irfft of the conjugate, times n
       ValueId cx = trace::conj(t, x);
       const int64_t nn = n ? *n : (xt.shape()[static_cast<size_t>(d)] - 1) * 2;
       ValueId y = fft_core(t, c, cx);
-      return std::vector<ValueId>{trace::binary(t, "mul", ir::EwOp::Mul, y, trace::scalar_constant(t, double(nn), {t.type(y).dtype(), true}))};
+      return trace::binary(t, "mul", ir::EwOp::Mul, y, trace::scalar_constant(t, double(nn), {t.type(y).dtype(), true}));
     }
     const int64_t nn = n ? *n : xt.shape()[static_cast<size_t>(d)];  // ihfft: conj(rfft) / n
     ValueId y = trace::conj(t, fft_core(t, c, x));
     const DType dt = t.type(y).dtype();
-    return std::vector<ValueId>{trace::binary(t, "mul", ir::EwOp::Mul, y, trace::scalar_constant(t, 1.0 / double(nn), {types::complex_part_dtype(dt), true}))};
+    return trace::binary(t, "mul", ir::EwOp::Mul, y, trace::scalar_constant(t, 1.0 / double(nn), {types::complex_part_dtype(dt), true}));
   });
 }
 
 // The 2-D and N-D transforms: (a, s=None, axes=(-2, -1) or None, norm=None).
-Value transform_nd(Interp& I, CallArgs& a, const std::string& name, FftType type, bool two_d) {
+Value transform_nd(Interp& I, CallArgs& a, const std::string& name, FftType type, bool two_d, bool host) {
   ArgParser p(I, a, name, {"a", "s=", "axes=", "norm="});
-  FftCall c{name, type, std::nullopt, std::nullopt, norm_arg(I, p.get("norm")), ""};
+  FftCall c{name, type, std::nullopt, std::nullopt, norm_arg(I, p.get("norm")), "", host};
   const Value axes = p.get("axes");
   if (!is_none(axes)) {
     c.axes = axes_arg(I, axes);
@@ -211,27 +238,49 @@ Value transform_nd(Interp& I, CallArgs& a, const std::string& name, FftType type
   if (two_d && c.axes->size() != 2)
     I.raise("ValueError", fmt::format("jax.numpy.fft.{} only supports 2 axes. Got axes = {}.", name, c.axes_repr));
   if (!is_none(p.get("s"))) c.s = shape_arg(I, p.get("s"), name);
-  return apply(I, name, {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{fft_core(t, c, ids[0])}; });
+  return run_fft(I, name, p.get("a"), host, [&](Trace& t, ValueId x) { return fft_core(t, c, x); });
+}
+
+}  // namespace
+
+namespace {
+
+// jnp's functions move numpy arguments to the device; numpy's keep them.
+void define(ModuleObj& m, const std::string& name, bool host, interp::NativeFn fn) {
+  if (host) np::add(m, name, std::move(fn));
+  else def_jnp(m, name, std::move(fn));
+}
+
+// The transforms, in jax.numpy.fft (device arrays, JAX's dtypes) or numpy.fft (`host`).
+void add_transforms(ModuleObj& m, bool host) {
+  const std::pair<const char*, FftType> kinds[] = {
+      {"fft", FftType::Fft}, {"ifft", FftType::Ifft}, {"rfft", FftType::Rfft}, {"irfft", FftType::Irfft}};
+  for (auto [base, type] : kinds) {
+    const std::string b = base;
+    define(m, b, host, [b, type, host](Interp& I, CallArgs& a) { return transform_1d(I, a, b, type, host); });
+    define(m, b + "2", host, [b, type, host](Interp& I, CallArgs& a) { return transform_nd(I, a, b + "2", type, true, host); });
+    define(m, b + "n", host, [b, type, host](Interp& I, CallArgs& a) { return transform_nd(I, a, b + "n", type, false, host); });
+  }
+  define(m, "hfft", host, [host](Interp& I, CallArgs& a) { return transform_1d(I, a, "hfft", FftType::Irfft, host); });
+  define(m, "ihfft", host, [host](Interp& I, CallArgs& a) { return transform_1d(I, a, "ihfft", FftType::Rfft, host); });
 }
 
 }  // namespace
 
 void register_jnp_fft_module() {
   Interp::register_builtin_module("jax.numpy.fft", [](Interp&, ModuleObj& m) {
-    def_jnp(m, "fftfreq", [](Interp& I, CallArgs& a) { return frequencies(I, a, "fftfreq", false); });
-    def_jnp(m, "rfftfreq", [](Interp& I, CallArgs& a) { return frequencies(I, a, "rfftfreq", true); });
-    def_jnp(m, "fftshift", [](Interp& I, CallArgs& a) { return shift(I, a, "fftshift", false); });
-    def_jnp(m, "ifftshift", [](Interp& I, CallArgs& a) { return shift(I, a, "ifftshift", true); });
-    const std::pair<const char*, FftType> kinds[] = {
-        {"fft", FftType::Fft}, {"ifft", FftType::Ifft}, {"rfft", FftType::Rfft}, {"irfft", FftType::Irfft}};
-    for (auto [base, type] : kinds) {
-      const std::string b = base;
-      def_jnp(m, b, [b, type](Interp& I, CallArgs& a) { return transform_1d(I, a, b, type); });
-      def_jnp(m, b + "2", [b, type](Interp& I, CallArgs& a) { return transform_nd(I, a, b + "2", type, true); });
-      def_jnp(m, b + "n", [b, type](Interp& I, CallArgs& a) { return transform_nd(I, a, b + "n", type, false); });
-    }
-    def_jnp(m, "hfft", [](Interp& I, CallArgs& a) { return transform_1d(I, a, "hfft", FftType::Irfft); });
-    def_jnp(m, "ihfft", [](Interp& I, CallArgs& a) { return transform_1d(I, a, "ihfft", FftType::Rfft); });
+    def_jnp(m, "fftfreq", [](Interp& I, CallArgs& a) { return frequencies(I, a, "fftfreq", false, false); });
+    def_jnp(m, "rfftfreq", [](Interp& I, CallArgs& a) { return frequencies(I, a, "rfftfreq", true, false); });
+    def_jnp(m, "fftshift", [](Interp& I, CallArgs& a) { return shift(I, a, "fftshift", false, false); });
+    def_jnp(m, "ifftshift", [](Interp& I, CallArgs& a) { return shift(I, a, "ifftshift", true, false); });
+    add_transforms(m, false);
+  });
+  Interp::register_builtin_module("numpy.fft", [](Interp&, ModuleObj& m) {
+    np::add(m, "fftfreq", [](Interp& I, CallArgs& a) { return frequencies(I, a, "fftfreq", false, true); });
+    np::add(m, "rfftfreq", [](Interp& I, CallArgs& a) { return frequencies(I, a, "rfftfreq", true, true); });
+    np::add(m, "fftshift", [](Interp& I, CallArgs& a) { return shift(I, a, "fftshift", false, true); });
+    np::add(m, "ifftshift", [](Interp& I, CallArgs& a) { return shift(I, a, "ifftshift", true, true); });
+    add_transforms(m, true);
   });
 }
 

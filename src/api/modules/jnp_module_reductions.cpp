@@ -32,7 +32,7 @@ void unsupported(Interp& I, const ArgParser& p, const std::string& name, std::in
 // integer sums and products in int64 (numpy's default accumulator).
 ValueId accumulation_input(Trace& t, ValueId v, const std::optional<DType>& dt, bool host, ReduceKind kind) {
   if (dt) return trace::convert(t, v, {storage_dtype(*dt, host), false});
-  if (host && (kind == ReduceKind::Sum || kind == ReduceKind::Prod) && !types::is_float(t.type(v).dtype()))
+  if (host && (kind == ReduceKind::Sum || kind == ReduceKind::Prod) && !types::is_inexact(t.type(v).dtype()))
     return trace::convert(t, v, {DType::I64, false});
   return v;
 }
@@ -93,7 +93,7 @@ Value mean_var_impl(Interp& I, CallArgs& a, const std::string& name, int which /
     // any 16-bit result in float32, from the input itself (not rounded to dtype= first).
     const bool half_wanted = want && is_half_float(*want);
     if (want && !(which && half_wanted)) v = trace::convert(t, v, {*want, false});
-    else if (!want && host && !types::is_float(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
+    else if (!want && host && !types::is_inexact(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
     const DType result_dt = which && half_wanted ? *want : t.type(v).dtype();
     const bool upcast = is_half_float(result_dt) && (which || !want);
     v = upcast_half(t, v, upcast);

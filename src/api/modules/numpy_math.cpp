@@ -55,7 +55,7 @@ exec::ArrayRef elementwise(Interp& I, const std::string& name, const std::vector
   for (auto& v : args) ops.push_back(operand(I, v));
   check_broadcast(I, ops);
   DType common = result_type(ops);
-  if (mode == Mode::Inexact && !types::is_float(common)) common = DType::F64;
+  if (mode == Mode::Inexact && !types::is_inexact(common)) common = DType::F64;
   if (mode == Mode::Logical) common = DType::Bool;
   std::vector<exec::ArrayRef> inputs;
   for (auto& o : ops) inputs.push_back(o.array);
@@ -89,7 +89,7 @@ void def_binary(ModuleObj& m, const std::string& name, EwOp op, Mode mode) {
 // ---- reductions -------------------------------------------------------------------------------
 
 // The accumulation dtype numpy uses: ints and bools sum/prod in int64.
-DType accumulate_dtype(DType d) { return types::is_float(d) ? d : DType::I64; }
+DType accumulate_dtype(DType d) { return types::is_inexact(d) ? d : DType::I64; }
 
 Value reduction(Interp& I, CallArgs& a, const std::string& name, ReduceKind kind) {
   interp::ArgParser p(I, a, name, {"a", "axis=", "dtype=", "out=", "keepdims=", "initial=", "where="});
@@ -111,7 +111,7 @@ Value np_mean(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "mean", {"a", "axis=", "dtype=", "out=", "keepdims=", "*", "where="});
   auto h = host_array(I, p.get("a"));
   auto axes = axes_arg(I, p.get("axis"));
-  DType work = dtype_arg(I, p.get("dtype")).value_or(types::is_float(h->type.dtype()) ? h->type.dtype() : DType::F64);
+  DType work = dtype_arg(I, p.get("dtype")).value_or(types::is_inexact(h->type.dtype()) ? h->type.dtype() : DType::F64);
   bool keepdims = bool_arg(I, p.get("keepdims"), false);
   return result(run1(I, "mean", {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
     return std::vector<ValueId>{trace::mean(t, cast(t, ids[0], work), axes.value_or(std::vector<int64_t>{}), keepdims)};
@@ -122,7 +122,7 @@ Value np_var(Interp& I, CallArgs& a, const char* name, bool std_dev) {
   interp::ArgParser p(I, a, name, {"a", "axis=", "dtype=", "out=", "ddof=", "keepdims=", "*", "where="});
   auto h = host_array(I, p.get("a"));
   auto axes = axes_arg(I, p.get("axis"));
-  DType work = dtype_arg(I, p.get("dtype")).value_or(types::is_float(h->type.dtype()) ? h->type.dtype() : DType::F64);
+  DType work = dtype_arg(I, p.get("dtype")).value_or(types::is_inexact(h->type.dtype()) ? h->type.dtype() : DType::F64);
   int64_t ddof = p.get("ddof") ? bi::index_of(I, p.get("ddof"), "") : 0;
   bool keepdims = bool_arg(I, p.get("keepdims"), false);
   return result(run1(I, name, {h}, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
@@ -405,7 +405,7 @@ void add_math_functions(Interp&, ModuleObj& m) {
     interp::ArgParser p(I, a, "reciprocal", {"x", "/", "out=", "*", "where=", "dtype="});
     return result(elementwise(I, "reciprocal", {p.get("x")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
       ValueId x = ids[0];
-      if (types::is_float(t.type(x).dtype())) return trace::unary(t, "reciprocal", EwOp::Reciprocal, x);
+      if (types::is_inexact(t.type(x).dtype())) return trace::unary(t, "reciprocal", EwOp::Reciprocal, x);
       // numpy keeps integers: 1 / x truncated, so 1 and -1 stay and every other value is 0
       // (1 / 0 too; numpy warns there).
       ValueId zero = trace::scalar_constant(t, 0, {t.type(x).dtype(), true});
@@ -421,6 +421,32 @@ void add_math_functions(Interp&, ModuleObj& m) {
       const int64_t decimals = p.has("decimals") ? api::int_arg(I, p.get("decimals"), "decimals") : 0;
       return result(elementwise(I, n, {p.get("a")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
         return trace::round_decimals(t, ids[0], decimals);
+      }));
+    });
+  // Complex parts (a real array's real part is itself; its imaginary part zeros).
+  using PartFn = ValueId (*)(trace::Trace&, ValueId);
+  for (auto [name, fn] : {std::pair<const char*, PartFn>{"real", trace::real}, {"imag", trace::imag}, {"conj", trace::conj},
+                          {"conjugate", trace::conj}})
+    add(m, name, [name = std::string(name), fn = fn](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, name, {"x"});
+      return result(elementwise(I, name, {p.get("x")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        return fn(t, ids[0]);
+      }));
+    });
+  add(m, "angle", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "angle", {"z", "deg="});
+    const bool deg = p.has("deg") && I.truthy(p.get("deg"));
+    return result(elementwise(I, "angle", {p.get("z")}, Mode::Inexact, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      return trace::angle(t, ids[0], deg);
+    }));
+  });
+  for (auto [name, complex_test] : {std::pair{"iscomplex", true}, std::pair{"isreal", false}})
+    add(m, name, [name = std::string(name), complex_test = complex_test](Interp& I, CallArgs& a) {
+      interp::ArgParser p(I, a, name, {"x"});
+      return result(elementwise(I, name, {p.get("x")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+        ValueId im = trace::imag(t, ids[0]);
+        ValueId zero = trace::scalar_constant(t, 0, {t.type(im).dtype(), true});
+        return trace::binary(t, name, complex_test ? EwOp::Ne : EwOp::Eq, im, zero);
       }));
     });
   def_unary(m, "logical_not", EwOp::Not, Mode::Logical);

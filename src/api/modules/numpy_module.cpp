@@ -389,6 +389,7 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   add_log_space_functions(I, m);
   add_contraction_functions(I, m);
   m.dict.set("random", I.import_module("numpy.random", I.current_loc()));
+  m.dict.set("fft", I.import_module("numpy.fft", I.current_loc()));  // fft_module.cpp
   add_io_functions(I, m);
 }
 

@@ -37,7 +37,7 @@ Value op_unary(Interp& I, const std::string& name, EwOp op, const Value& x) {
   const bool host = host_operands({x});
   return apply(I, name, {x}, [&](Trace& t, const std::vector<ValueId>& ids) {
     ValueId v = ids[0];
-    if (host && ir::ew_makes_inexact(op) && !types::is_float(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
+    if (host && ir::ew_makes_inexact(op) && !types::is_inexact(t.type(v).dtype())) v = trace::convert(t, v, {DType::F64, false});
     return std::vector<ValueId>{trace::unary(t, name, op, v)};
   });
 }

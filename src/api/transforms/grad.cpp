@@ -134,7 +134,7 @@ Value call_value_and_grad(Interp& I, const Value& fun, const Value& argnums_v, b
     if (!is_array_like(leaf) && !python_scalar_type(leaf, false))
       I.raise("TypeError", fmt::format("Argument '{}' of type {} is not a valid JAX type.", I.repr(leaf), I.type_name(leaf)));
     types::DType dt = is_array_like(leaf) ? type_of(leaf).dtype() : python_scalar_type(leaf, false)->dtype;
-    if (!types::is_float(dt) && !allow_int)
+    if (!types::is_inexact(dt) && !allow_int)
       I.raise("TypeError", fmt::format("{} requires real- or complex-valued inputs (input dtype that is a sub-dtype of np.inexact), but got "
                                        "{}. If you want to use Boolean- or integer-valued inputs, use vjp or set allow_int to True.",
                                        what, types::dtype_name(dt)));

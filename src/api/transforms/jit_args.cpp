@@ -6,6 +6,7 @@
 #include "api/device_count.hpp"
 #include "api/objects/array_value.hpp"
 #include "api/pytree/pytree.hpp"
+#include "interp/complex_value.hpp"
 #include "interp/builtins/support.hpp"
 
 namespace shard::api {
@@ -127,7 +128,7 @@ std::vector<exec::ArrayRef> leaf_arrays(Interp& I, const Value& fun, const CallA
   std::vector<exec::ArrayRef> out;
   for (size_t i = 0; i < values.size(); ++i) {
     const Value& v = values[i];
-    if (!as_array(v) && v->kind != ObjKind::Int && v->kind != ObjKind::Float && v->kind != ObjKind::Bool)
+    if (!as_array(v) && v->kind != ObjKind::Int && v->kind != ObjKind::Float && v->kind != ObjKind::Bool && !interp::is_complex(v))
       I.raise("TypeError", fmt::format("Error interpreting argument to {} as an abstract array. The problematic value is of type <class '{}'> "
                                        "and was passed to the function at path {}.\nThis typically means that a jit-wrapped function was "
                                        "called with a non-array argument, and this argument was not marked as static using the "

@@ -13,6 +13,7 @@
 #include "api/objects/sharding_objects.hpp"
 #include "api/transforms/axis_type_scopes.hpp"
 #include "api/transforms/jit_internal.hpp"
+#include "interp/complex_value.hpp"
 #include "interp/builtins/support.hpp"
 #include "trace/ops.hpp"
 #include "trace/trace.hpp"
@@ -110,6 +111,10 @@ ir::ValueId constant_leaf(Interp& I, trace::Trace& t, const Value& v) {
       return trace::constant(t, arr->type.dtype(), arr->type.shape(), bytes.data(), arr->type.weak_type(), sh);
     }
     if (auto st = python_scalar_type(v, false)) {
+      if (interp::is_complex(v)) {
+        const auto z = interp::complex_of(v);
+        return trace::complex_constant(t, z.real(), z.imag(), *st);
+      }
       double x = v->kind == ObjKind::Float ? static_cast<interp::FloatObj&>(*v).v
                : v->kind == ObjKind::Int  ? static_cast<double>(static_cast<interp::IntObj&>(*v).v)
                                           : (static_cast<interp::BoolObj&>(*v).v ? 1.0 : 0.0);

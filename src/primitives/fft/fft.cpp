@@ -37,8 +37,9 @@ ValueId fft(Trace& t, ValueId x, FftType type, const std::vector<int64_t>& lengt
     if (types::is_complex(in)) throw types::ShardingError("ValueError", "only real valued inputs supported for rfft");
     x = convert(t, x, to_inexact({in, false}));
   } else {
-    const DType c = types::is_complex(in) ? in : types::complex_of(types::is_float(in) ? in : types::default_float_dtype());
-    x = convert(t, x, {canonicalize_device(c), false});
+    // a complex operand keeps its dtype (numpy.fft passes complex128 on the host)
+    const DType c = types::is_complex(in) ? in : canonicalize_device(types::complex_of(types::is_float(in) ? in : types::default_float_dtype()));
+    x = convert(t, x, {c, false});
   }
   if (lengths.empty()) return x;
   const ArrayType xt = t.type(x);
