@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <map>
 
 #include "api/modules/jnp_module.hpp"
@@ -12,6 +13,7 @@
 #include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
 #include "primitives/linalg/linalg.hpp"
+#include "types/x64_mode.hpp"
 
 namespace shard::api {
 
@@ -173,7 +175,199 @@ Value lu_solve(Interp& I, CallArgs& a) {
   });
 }
 
+// ---- expm: scaling and squaring with Pade approximants (Higham 2005), as JAX --------------------
+// JAX picks one approximant with lax.switch and squares in a scan of conds; here every batch
+// element's choice is a select among the approximants (each computed), and the squarings a
+// select per step, so batches whose matrices need different degrees stay one program.
+
+struct PadeUV {
+  ValueId u, v;
+};
+
+// (U, V) of the Pade approximant of degree 3, 5, 7, 9 or 13 of the batch `a`.
+PadeUV pade(Trace& t, ValueId a, int degree) {
+  static const std::map<int, std::vector<double>> kB = {
+      {3, {120., 60., 12., 1.}},
+      {5, {30240., 15120., 3360., 420., 30., 1.}},
+      {7, {17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.}},
+      {9, {17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880., 3960., 90., 1.}},
+      {13, {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800., 129060195264000., 10559470521600.,
+            670442572800., 33522128640., 1323241920., 40840800., 960960., 16380., 182., 1.}}};
+  const auto& b = kB.at(degree);
+  const auto at = t.type(a);
+  const DType d = at.dtype();
+  auto c = [&](double v) { return trace::scalar_constant(t, v, {d, true}); };
+  auto mul = [&](ValueId x, ValueId y) { return trace::binary(t, "mul", ir::EwOp::Mul, x, y); };
+  auto add = [&](ValueId x, ValueId y) { return trace::binary(t, "add", ir::EwOp::Add, x, y); };
+  const int64_t n = at.shape().back();
+  ValueId ident = la::eye_like(t, a, n);
+  ValueId a2 = la::matmul(t, a, a);
+  // sum_k b[k] A^k over the even (or odd: times A) powers held in `powers`
+  std::vector<ValueId> powers = {ident, a2};  // A^0, A^2, A^4, ...
+  auto comb = [&](const std::vector<std::pair<int, int>>& terms) {  // (coefficient index, power index)
+    ValueId acc = mul(c(b[static_cast<size_t>(terms[0].first)]), powers[static_cast<size_t>(terms[0].second)]);
+    for (size_t i = 1; i < terms.size(); ++i) acc = add(acc, mul(c(b[static_cast<size_t>(terms[i].first)]), powers[static_cast<size_t>(terms[i].second)]));
+    return acc;
+  };
+  if (degree >= 5) powers.push_back(la::matmul(t, a2, a2));                   // A^4
+  if (degree >= 7) powers.push_back(la::matmul(t, powers[2], a2));            // A^6
+  if (degree == 9) powers.push_back(la::matmul(t, powers[3], a2));            // A^8
+  if (degree == 13) {
+    ValueId a6 = powers[3];
+    ValueId inner_u = la::matmul(t, a6, comb({{13, 3}, {11, 2}, {9, 1}}));
+    ValueId u = la::matmul(t, a, add(inner_u, comb({{7, 3}, {5, 2}, {3, 1}, {1, 0}})));
+    ValueId inner_v = la::matmul(t, a6, comb({{12, 3}, {10, 2}, {8, 1}}));
+    ValueId v = add(inner_v, comb({{6, 3}, {4, 2}, {2, 1}, {0, 0}}));
+    return {u, v};
+  }
+  std::vector<std::pair<int, int>> odd, even;
+  for (int k = degree; k >= 0; --k) (k % 2 ? odd : even).push_back({k, k / 2});
+  ValueId u = la::matmul(t, a, comb(odd));
+  return {u, comb(even)};
+}
+
+ValueId expm(Trace& t, ValueId a, bool upper_triangular, int64_t max_squarings) {
+  const auto at = t.type(a);
+  if (at.rank() < 2 || at.shape()[at.rank() - 1] != at.shape()[at.rank() - 2])
+    throw types::ShardingError("ValueError", fmt::format("Expected A to be a (batched) square matrix, got A.shape={}.",
+                                                         types::py_int_tuple(at.shape())));
+  const DType d = at.dtype();
+  if (d != DType::F32 && d != DType::F64)
+    throw types::ShardingError("TypeError", fmt::format("A.dtype={} is not supported.", types::dtype_name(d)));
+  const bool f64 = d == DType::F64;
+  const double maxnorm = f64 ? 5.371920351148152 : 3.925724783138660;
+  const std::vector<double> conds = f64 ? std::vector<double>{1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001,
+                                                                 2.097847961257068e+000}
+                                        : std::vector<double>{4.258730016922831e-001, 1.880152677804762e+000};
+  const std::vector<int> degrees = f64 ? std::vector<int>{3, 5, 7, 9, 13} : std::vector<int>{3, 5, 7};
+  auto c = [&](double v) { return trace::scalar_constant(t, v, {d, true}); };
+  // the 1-norm of each matrix, kept as (..., 1, 1)
+  trace::NormOrder one;
+  one.value = 1;
+  ValueId l1 = trace::norm(t, a, one, std::vector<int64_t>{-2, -1}, true);
+  ValueId ratio = trace::binary(t, "div", ir::EwOp::Div, l1, c(maxnorm));
+  ValueId lg = trace::unary(t, "floor", ir::EwOp::Floor, trace::binary(t, "div", ir::EwOp::Div, trace::unary(t, "log", ir::EwOp::Log, ratio),
+                                                                                    c(std::log(2.0))));
+  ValueId n_sq = trace::binary(t, "max", ir::EwOp::Max, c(0), lg);
+  ValueId scale = trace::binary(t, "pow", ir::EwOp::Pow, c(2), n_sq);
+  ValueId as = trace::binary(t, "div", ir::EwOp::Div, a, scale);
+  // digitize: the number of thresholds at or below the norm picks the approximant
+  ValueId idx = c(0);
+  for (double th : conds) {
+    ValueId ge = trace::convert(t, trace::binary(t, "ge", ir::EwOp::Ge, l1, c(th)), {d, false});
+    idx = trace::binary(t, "add", ir::EwOp::Add, idx, ge);
+  }
+  std::optional<ValueId> u, v;
+  for (size_t k = 0; k < degrees.size(); ++k) {
+    PadeUV p = pade(t, as, degrees[k]);
+    if (!u) {
+      u = p.u;
+      v = p.v;
+      continue;
+    }
+    ValueId pick = trace::binary(t, "eq", ir::EwOp::Eq, idx, c(static_cast<double>(k)));
+    u = trace::where(t, pick, p.u, *u);
+    v = trace::where(t, pick, p.v, *v);
+  }
+  ValueId pm = trace::binary(t, "add", ir::EwOp::Add, *u, *v);
+  ValueId qm = trace::binary(t, "sub", ir::EwOp::Sub, *v, *u);
+  ValueId r = upper_triangular ? solve_left(t, qm, pm, {.lower = false}) : trace::solve(t, qm, pm);
+  for (int64_t i = 0; i < max_squarings; ++i) {
+    ValueId more = trace::binary(t, "lt", ir::EwOp::Lt, c(static_cast<double>(i)), n_sq);
+    ValueId sq = la::matmul(t, r, r);
+    r = trace::where(t, more, sq, r);
+  }
+  ValueId too_many = trace::binary(t, "gt", ir::EwOp::Gt, n_sq, c(static_cast<double>(max_squarings)));
+  return trace::where(t, too_many, c(NAN), r);
+}
+
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
+  def_jnp(m, "expm", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "expm", {"A", "*", "upper_triangular=", "max_squarings="});
+    const bool upper = bool_arg(I, p.get("upper_triangular"), false);
+    const int64_t max_sq = p.get("max_squarings") ? int_arg(I, p.get("max_squarings"), "max_squarings") : 16;
+    return apply(I, "expm", {p.get("A")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{expm(t, inexact(t, ids[0]), upper, max_sq)};
+    });
+  });
+  def_jnp(m, "polar", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "polar", {"a", "side=", "*", "method=", "eps=", "max_iterations="});
+    const std::string side = p.get("side") ? I.str(p.get("side")) : "right";
+    const std::string method = p.get("method") ? I.str(p.get("method")) : "qdwh";
+    auto r = apply_multi(I, "polar", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = inexact(t, ids[0]);
+      const auto xt = t.type(x);
+      if (xt.rank() < 2) throw types::ShardingError("ValueError", "The input `a` must be at least a 2-D array.");
+      if (side != "right" && side != "left")
+        throw types::ShardingError("ValueError", "The argument `side` must be either 'right' or 'left'.");
+      const int64_t rows = xt.shape()[xt.rank() - 2], cols = xt.shape()[xt.rank() - 1];
+      if (method == "qdwh") {
+        if (!((rows >= cols && side == "right") || (rows < cols && side == "left")))
+          throw types::ShardingError("NotImplementedError",
+                                     fmt::format("method='qdwh' only supports mxn matrices where m < n where side='right' and m >= n "
+                                                 "side='left', got {} with side='{}'", types::py_int_tuple({rows, cols}), side));
+      } else if (method != "svd") {
+        throw types::ShardingError("ValueError", fmt::format("Unknown polar decomposition method {}.", method));
+      }
+      // Both methods by the SVD (QDWH converges to the same factors): u = U Vh, and
+      // p = V S Vh (right) or U S U^T (left).
+      auto d = trace::svd(t, x, false, true);
+      ValueId unitary = la::matmul(t, d.u, d.vt);
+      ValueId s = trace::expand_dims(t, d.s, {-2});  // (..., 1, k): scales columns
+      ValueId posdef = side == "right" ? la::matmul(t, trace::binary(t, "mul", ir::EwOp::Mul, la::mT(t, d.vt), s), d.vt)
+                                       : la::matmul(t, trace::binary(t, "mul", ir::EwOp::Mul, d.u, s), la::mT(t, d.u));
+      return std::vector<ValueId>{unitary, posdef};
+    });
+    return interp::make_tuple(r);
+  });
+  def_jnp(m, "block_diag", [](Interp& I, CallArgs& a) {
+    std::vector<Value> arrs = a.args;
+    if (!a.kwargs.empty()) I.raise("TypeError", fmt::format("block_diag() got an unexpected keyword argument '{}'", a.kwargs[0].first));
+    const bool none = arrs.empty();
+    for (size_t i = 0; i < arrs.size(); ++i) {
+      if (!is_array_like(arrs[i]) && !python_scalar_type(arrs[i], false))
+        I.raise("TypeError", fmt::format("block_diag requires ndarray or scalar arguments, got {} at position {}.", I.type_name(arrs[i]), i));
+      if (is_array_like(arrs[i]) && type_of(arrs[i]).rank() > 2)
+        I.raise("ValueError", fmt::format("Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, got {} at argument {}.",
+                                          I.str(arrs[i]), i));
+    }
+    return apply(I, "block_diag", arrs, [&](Trace& t, const std::vector<ValueId>& ids) {
+      if (none) return std::vector<ValueId>{trace::full(t, {1, 0}, 0, {types::default_float_dtype(), false}, std::nullopt)};
+      DTypeW common = dtw(t, ids[0]);
+      for (auto id : ids) common = trace::promote(common, dtw(t, id));
+      std::vector<ValueId> blocks;
+      int64_t total = 0;
+      for (auto id : ids) {
+        ValueId x = trace::convert(t, id, common);
+        const auto xt = t.type(x);
+        if (xt.rank() == 0) x = trace::reshape(t, x, {1, 1});
+        else if (xt.rank() == 1) x = trace::reshape(t, x, {1, xt.shape()[0]});
+        blocks.push_back(x);
+        total += t.type(x).shape()[1];
+      }
+      std::vector<ValueId> padded;
+      int64_t col = 0;
+      ValueId zero = trace::scalar_constant(t, 0, common);
+      for (auto x : blocks) {
+        const int64_t cols = t.type(x).shape()[1];
+        padded.push_back(trace::pad(t, x, zero, {0, col}, {0, total - cols - col}));
+        col += cols;
+      }
+      return std::vector<ValueId>{trace::concatenate(t, padded, 0)};
+    });
+  });
+  def_jnp(m, "hilbert", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "hilbert", {"n"});
+    const int64_t n = int_arg(I, p.get("n"), "n");
+    return apply(I, "hilbert", {}, [&](Trace& t, const std::vector<ValueId>&) {
+      const DTypeW f{types::default_float_dtype(), false};
+      ValueId i = trace::convert(t, trace::iota(t, DType::I32, {n, n}, 0, std::nullopt), f);
+      ValueId j = trace::convert(t, trace::iota(t, DType::I32, {n, n}, 1, std::nullopt), f);
+      ValueId den = trace::binary(t, "add", ir::EwOp::Add, trace::binary(t, "add", ir::EwOp::Add, i, j),
+                                  trace::scalar_constant(t, 1, {f.dtype, false}));
+      return std::vector<ValueId>{trace::binary(t, "div", ir::EwOp::Div, trace::scalar_constant(t, 1, {f.dtype, false}), den)};
+    });
+  });
   def_jnp(m, "lu_factor", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "lu_factor", {"a", "overwrite_a=", "check_finite="});
     auto r = apply_multi(I, "lu_factor", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {

@@ -328,6 +328,42 @@ add("linalg.trace int", "jnp.linalg.trace(jnp.arange(12).reshape(3, 4), offset=-
 add("linalg.diagonal", "jnp.linalg.diagonal(AB, offset=-1)", lambda x: np.diagonal(x["AB"], offset=-1, axis1=-2, axis2=-1), "exact_float")
 add("linalg.vecdot", "jnp.linalg.vecdot(BB, B)", lambda x: np.sum(x["BB"].astype(np.float64) * x["B"], -1))
 add("linalg.vecdot axis=0", "jnp.linalg.vecdot(T, T, axis=0)", lambda x: np.sum(x["T"].astype(np.float64) ** 2, 0))
+def expm_ref(a):
+    """exp(a) in float64: Taylor's series of a / 2^s (norm below 1/2) to 30 terms, squared s times."""
+    a = np.asarray(a, np.float64)
+    if a.ndim > 2:
+        return np.stack([expm_ref(x) for x in a])
+    nrm1 = np.abs(a).sum(0).max()
+    s = max(0, int(np.ceil(np.log2(nrm1 / 0.5)))) if nrm1 > 0 else 0
+    x = a / 2.0 ** s
+    term = np.eye(len(a))
+    r = term.copy()
+    for k in range(1, 30):
+        term = term @ x / k
+        r = r + term
+    for _ in range(s):
+        r = r @ r
+    return r
+def polar_ref(a, side="right"):
+    u, sv, vh = np.linalg.svd(np.asarray(a, np.float64), full_matrices=False)
+    return (u @ vh, (vh.T * sv) @ vh if side == "right" else (u * sv) @ u.T)
+add("scipy expm", "jax.scipy.linalg.expm(A / 4)", lambda x: expm_ref(x["A"] / 4), 1e-4)
+add("scipy expm scaled", "jax.scipy.linalg.expm(N)", lambda x: expm_ref(x["N"]), 1e-3)
+add("scipy expm batched", "jax.scipy.linalg.expm(AB / 8)", lambda x: expm_ref(x["AB"] / 8), 1e-4)
+add("scipy expm upper_triangular", "jax.scipy.linalg.expm(L.T / 4, upper_triangular=True)", lambda x: expm_ref(x["L"].T / 4), 1e-4)
+add("scipy expm small norm", "jax.scipy.linalg.expm(A / 400)", lambda x: expm_ref(x["A"] / 400), 1e-5)
+add("scipy expm max_squarings", "jnp.isnan(jax.scipy.linalg.expm(100 * A, max_squarings=2)).all()", lambda x: np.bool_(True), "exact")
+add("jit expm", "jax.jit(jax.scipy.linalg.expm)(AB / 8)", lambda x: expm_ref(x["AB"] / 8), 1e-4)
+add("vmap expm", "jax.vmap(jax.scipy.linalg.expm)(AB / 8)", lambda x: expm_ref(x["AB"] / 8), 1e-4)
+add("scipy polar unitary", "jax.scipy.linalg.polar(T)[0]", lambda x: polar_ref(x["T"])[0], 1e-3)
+add("scipy polar posdef", "jax.scipy.linalg.polar(T)[1]", lambda x: polar_ref(x["T"])[1], 1e-3)
+add("scipy polar left svd", "jax.scipy.linalg.polar(W, 'left', method='svd')[1]", lambda x: polar_ref(x["W"], "left")[1], 1e-3)
+add("scipy polar batched", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.polar(AB))", lambda x: x["AB"], 1e-3)
+add("scipy block_diag", "jax.scipy.linalg.block_diag(A, b, 2.0, T)",
+    lambda x: (lambda blocks: np.block([[blocks[i] if i == j else np.zeros((blocks[i].shape[0], blocks[j].shape[1]))
+                                          for j in range(4)] for i in range(4)]))([x["A"], x["b"][None, :], np.array([[2.0]]), x["T"]]), "exact_float")
+add("scipy block_diag none", "jnp.array(jax.scipy.linalg.block_diag().shape)", lambda x: np.array([1, 0], np.int32), "exact")
+add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
 add("jnp.vecmat", "jnp.vecmat(b, AB)", lambda x: np.einsum("j,bjk->bk", x["b"].astype(np.float64), x["AB"]))
@@ -379,6 +415,7 @@ grad_case("grad cond", "A", "lambda a: jnp.linalg.cond(a)", lambda a: np.linalg.
 grad_case("grad lstsq", "T", "lambda t: jnp.linalg.lstsq(t, T[:, :2] + 1)[0]",
           lambda t, x: np.linalg.lstsq(t, x["T"][:, :2].astype(np.float64) + 1, rcond=None)[0], 5e-3)
 grad_case("grad vector_norm 3", "T", "lambda t: jnp.linalg.vector_norm(t, axis=0, ord=3)", lambda t: nrm(t, ord=3, axis=0))
+grad_case("grad expm", "A", "lambda a: jax.scipy.linalg.expm(a / 4)", lambda a: expm_ref(a / 4), 5e-3)
 grad_case("grad multi_dot", "A", "lambda a: jnp.linalg.multi_dot([T, a, a, B])", lambda a, x: x["T"] @ a @ a @ x["B"])
 
 PLACEMENTS = [
