@@ -11,6 +11,7 @@
 #include "api/device_count.hpp"
 #include "api/modules/lax_collectives.hpp"
 #include "api/modules/lax_control.hpp"
+#include "api/modules/random_args.hpp"
 #include "api/modules/registration.hpp"
 
 namespace shard::api {
@@ -52,6 +53,7 @@ void register_lax_module() {
     lax::add_reductions(m);
     add_lax_betainc(m);  // scipy_special_module.cpp
     add_lax_fft(m);      // fft_module.cpp
+    add_lax_random_gamma_grad(m);  // random_samplers.cpp
     m.dict.set("linalg", I.import_module("jax.lax.linalg", I.current_loc()));
   });
   register_lax_linalg_module();

@@ -30,4 +30,6 @@ namespace shard::api {
 void fill_random_distributions(ModuleObj& m);
 // The gamma family, the counting samplers and the other transforms (random_samplers.cpp).
 void fill_random_samplers(ModuleObj& m);
+// jax.lax.random_gamma_grad, bound into jax.lax (lax_module.cpp).
+void add_lax_random_gamma_grad(ModuleObj& m);
 }  // namespace shard::api

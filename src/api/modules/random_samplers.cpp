@@ -421,7 +421,23 @@ Value r_multivariate_normal(Interp& I, CallArgs& a) {
   });
 }
 
+// lax.random_gamma_grad(a, x): d x / d a of Gamma(a) samples x, elementwise.
+Value lax_random_gamma_grad(Interp& I, CallArgs& a) {
+  ArgParser p(I, a, "random_gamma_grad", {"a", "x"});
+  Value av = param(I, p.get("a"), "random_gamma_grad"), xv = param(I, p.get("x"), "random_gamma_grad");
+  return apply(I, "random_gamma_grad", {av, xv}, [&](Trace& t, const std::vector<ValueId>& ids) {
+    trace::reject_non_float_operands("random_gamma_grad", {t.type(ids[0]).dtype(), t.type(ids[1]).dtype()});
+    const DTypeW d = trace::promote(dtw(t, ids[0]), dtw(t, ids[1]));
+    const Shape s = trace::broadcast_shapes("random_gamma_grad", {t.type(ids[0]).shape(), t.type(ids[1]).shape()});
+    ValueId av2 = trace::broadcast_to(t, trace::convert(t, ids[0], {d.dtype, false}), s);
+    ValueId xv2 = trace::broadcast_to(t, trace::convert(t, ids[1], {d.dtype, false}), s);
+    return one_id(random::random_gamma_grad(t, av2, xv2));
+  });
+}
+
 }  // namespace
+
+void add_lax_random_gamma_grad(ModuleObj& m) { def_fn(m, "random_gamma_grad", lax_random_gamma_grad); }
 
 void fill_random_samplers(ModuleObj& m) {
   def_fn(m, "gamma", gamma_sampler("gamma", false));

@@ -12,6 +12,7 @@ Values must not depend on the placement.
 usage: random_oracle.py SHARD_EXE [-v] [--keep DIR]
 Prints `N passed, N failed` last; exit status 1 when anything failed.
 """
+import math
 import os
 import subprocess
 import sys
@@ -163,6 +164,14 @@ def sampler_cases():
                     lambda k=k: ref.gamma_sample_grad(1.3, ref.gamma(k, 1.3, (6,))), "grad", None))
         out.append((f"vmapgamma{s}", f"jax.vmap(lambda k: jax.random.gamma(k, 2.0, (3,)))(jax.random.split({key}, 4))",
                     lambda k=k: np.stack([ref.gamma(kk, 2.0, (3,)) for kk in ref.split(k, 4)]), v, None))
+    # lax.random_gamma_grad on a grid that takes both its series and its continued fraction
+    # (where Gamma(a) has its mass: JAX's algorithm gives up where x**a e**-x / Gamma(a) underflows).
+    pairs = [(a, a * f) for a in [0.1, 0.5, 1.0, 2.5, 10.0, 50.0] for f in [0.05, 0.3, 0.8, 1.0, 1.5, 3.0]]
+    pairs += [(a, x) for a in [0.1, 0.5, 1.0] for x in [5.0, 20.0]]
+    pairs = [(a, x) for a, x in pairs if a * np.log(x) - x - math.lgamma(a) > -80]
+    A, X = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    out.append(("random_gamma_grad_grid", f"jax.lax.random_gamma_grad(jnp.array({A.ravel().tolist()}), jnp.array({X.ravel().tolist()}))",
+                lambda A=A, X=X: np.array([ref.gamma_sample_grad(a, [x])[0] for a, x in zip(A.ravel(), X.ravel())], np.float32), "grad", None))
     # Moments of many draws (seed 7): mean and variance against the analytic ones.
     m = []
     key = "jax.random.key(7)"

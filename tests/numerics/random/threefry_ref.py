@@ -532,14 +532,14 @@ def multinomial(key, n, p, shape):
 # dP/da by a central difference, dP/dx = x^(a-1) e^-x / Gamma(a).
 
 
-def _gammp(a, x):
-    if x <= 0:
-        return 0.0
+def _gammp_or_q(a, x, series):
+    """P(a, x) by its series (series, for x < a + 1), else Q(a, x) = 1 - P by the continued
+    fraction: each where it has no cancellation."""
     gln = math.lgamma(a)
-    if x < a + 1:
+    if series:
         ap, s = a, 1.0 / a
         d = s
-        for _ in range(10000):
+        for _ in range(100000):
             ap += 1
             d *= x / ap
             s += d
@@ -550,7 +550,7 @@ def _gammp(a, x):
     c = 1.0 / 1e-300
     d = 1.0 / b
     h = d
-    for i in range(1, 10000):
+    for i in range(1, 100000):
         an = -i * (i - a)
         b += 2
         d = an * d + b
@@ -562,14 +562,15 @@ def _gammp(a, x):
         h *= delta
         if abs(delta - 1) < 1e-17:
             break
-    return 1.0 - math.exp(-x + a * math.log(x) - gln) * h
+    return math.exp(-x + a * math.log(x) - gln) * h
 
 
 def gamma_sample_grad(a, samples):
     out = []
     for x in np.asarray(samples, np.float64).ravel():
         h = 1e-5 * max(a, 1e-3)
-        dp_da = (_gammp(a + h, x) - _gammp(a - h, x)) / (2 * h)
+        series = x < a + 1  # d Q / d a = -d P / d a
+        dp_da = (1.0 if series else -1.0) * (_gammp_or_q(a + h, x, series) - _gammp_or_q(a - h, x, series)) / (2 * h)
         dp_dx = math.exp((a - 1) * math.log(x) - x - math.lgamma(a))
         out.append(-dp_da / dp_dx)
     return np.asarray(out, F32).reshape(np.shape(samples))
