@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "api/modules/jnp_module.hpp"
@@ -13,6 +14,7 @@
 #include "api/modules/scipy_linalg_module.hpp"
 #include "interp/builtins/support.hpp"
 #include "primitives/linalg/linalg.hpp"
+#include "trace/ops_random.hpp"
 #include "types/x64_mode.hpp"
 
 namespace shard::api {
@@ -281,7 +283,98 @@ ValueId expm(Trace& t, ValueId a, bool upper_triangular, int64_t max_squarings) 
   return trace::where(t, too_many, c(NAN), r);
 }
 
+// ---- toeplitz, hankel, circulant: a gather of one vector per batch element ----------------------
+
+// out[..., i, j] = v[..., index(i, j)] for v of shape batch + (len,).
+ValueId gather_matrix(Trace& t, ValueId v, int64_t rows, int64_t cols, const std::function<int64_t(int64_t, int64_t)>& index) {
+  const auto vt = t.type(v);
+  std::vector<int32_t> idx(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) idx[static_cast<size_t>(i * cols + j)] = static_cast<int32_t>(index(i, j));
+  ValueId iv = trace::constant(t, DType::I32, {rows * cols}, idx.data());
+  types::Shape out = vt.shape();
+  out.pop_back();
+  out.push_back(rows);
+  out.push_back(cols);
+  if (rows * cols == 0) return trace::full(t, out, 0, dtw(t, v), std::nullopt);
+  ValueId g = trace::random::take(t, v, iv, static_cast<int64_t>(vt.rank()) - 1);
+  return trace::reshape(t, g, out);
+}
+
+// c (..., m) and r (..., n) with their batch dims broadcast, in their common dtype.
+std::pair<ValueId, ValueId> broadcast_vectors(Trace& t, ValueId c, ValueId r) {
+  const DTypeW d = trace::promote(dtw(t, c), dtw(t, r));
+  c = trace::convert(t, c, d);
+  r = trace::convert(t, r, d);
+  // As rows of (..., 1, len) matrices, so the batch dims broadcast with the sharding of the
+  // operand that has them all (la::broadcast_batch).
+  auto both = la::broadcast_batch(t, {trace::expand_dims(t, c, {-2}), trace::expand_dims(t, r, {-2})});
+  return {trace::squeeze(t, both[0], std::vector<int64_t>{-2}), trace::squeeze(t, both[1], std::vector<int64_t>{-2})};
+}
+
+ValueId tail_from(Trace& t, ValueId x, int64_t start) {  // x[..., start:]
+  const auto xt = t.type(x);
+  types::Shape lo(xt.rank(), 0), hi = xt.shape(), st(xt.rank(), 1);
+  lo.back() = std::min(start, xt.shape().back());
+  return trace::slice(t, x, lo, hi, st);
+}
+
+ValueId at_least_1d(Trace& t, ValueId x) { return t.type(x).rank() == 0 ? trace::reshape(t, x, {1}) : x; }
+
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
+  def_jnp(m, "toeplitz", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "toeplitz", {"c", "r="});
+    std::vector<Value> ops = {p.get("c")};
+    const bool has_r = !is_none(p.get("r"));
+    if (has_r) ops.push_back(p.get("r"));
+    return apply(I, "toeplitz", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId c = at_least_1d(t, ids[0]);
+      ValueId r = has_r ? at_least_1d(t, ids[1]) : c;  // conj(c) of a real c
+      auto [cb, rb] = broadcast_vectors(t, c, r);
+      const int64_t rows = t.type(cb).shape().back(), cols = t.type(rb).shape().back();
+      // elems = c[::-1] ++ r[1:]: A[i, j] = elems[rows - 1 - i + j]
+      ValueId rev = trace::rev(t, cb, {static_cast<int64_t>(t.type(cb).rank()) - 1});
+      ValueId elems = trace::concatenate(t, {rev, tail_from(t, rb, 1)}, static_cast<int64_t>(t.type(cb).rank()) - 1);
+      if (rows == 0 || cols == 0) {
+        types::Shape out = la::batch_shape(t.type(cb), 1);
+        out.push_back(rows);
+        out.push_back(cols);
+        return std::vector<ValueId>{trace::full(t, out, 0, dtw(t, cb), std::nullopt)};
+      }
+      return std::vector<ValueId>{gather_matrix(t, elems, rows, cols, [rows](int64_t i, int64_t j) { return rows - 1 - i + j; })};
+    });
+  });
+  def_jnp(m, "hankel", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "hankel", {"c", "r="});
+    std::vector<Value> ops = {p.get("c")};
+    const bool has_r = !is_none(p.get("r"));
+    if (has_r) ops.push_back(p.get("r"));
+    return apply(I, "hankel", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
+      if (t.type(ids[0]).rank() == 0) throw types::ShardingError("ValueError", "hankel: c must be at least 1-dimensional, got a scalar.");
+      if (has_r && t.type(ids[1]).rank() == 0)
+        throw types::ShardingError("ValueError", "hankel: r must be at least 1-dimensional, got a scalar.");
+      ValueId c = ids[0];
+      ValueId r = has_r ? ids[1] : trace::full(t, t.type(c).shape(), 0, dtw(t, c), std::nullopt);
+      auto [cb, rb] = broadcast_vectors(t, c, r);
+      const int64_t rows = t.type(cb).shape().back(), cols = t.type(rb).shape().back();
+      if (rows == 0 || cols == 0) {
+        types::Shape out = la::batch_shape(t.type(cb), 1);
+        out.push_back(rows);
+        out.push_back(cols);
+        return std::vector<ValueId>{trace::full(t, out, 0, dtw(t, cb), std::nullopt)};
+      }
+      ValueId v = trace::concatenate(t, {cb, tail_from(t, rb, 1)}, static_cast<int64_t>(t.type(cb).rank()) - 1);
+      return std::vector<ValueId>{gather_matrix(t, v, rows, cols, [](int64_t i, int64_t j) { return i + j; })};
+    });
+  });
+  def_jnp(m, "circulant", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "circulant", {"c"});
+    return apply(I, "circulant", {p.get("c")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId c = at_least_1d(t, ids[0]);
+      const int64_t n = t.type(c).shape().back();
+      return std::vector<ValueId>{gather_matrix(t, c, n, n, [n](int64_t i, int64_t j) { return ((i - j) % n + n) % n; })};
+    });
+  });
   def_jnp(m, "expm", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "expm", {"A", "*", "upper_triangular=", "max_squarings="});
     const bool upper = bool_arg(I, p.get("upper_triangular"), false);

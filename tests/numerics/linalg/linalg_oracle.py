@@ -363,6 +363,26 @@ add("scipy block_diag", "jax.scipy.linalg.block_diag(A, b, 2.0, T)",
     lambda x: (lambda blocks: np.block([[blocks[i] if i == j else np.zeros((blocks[i].shape[0], blocks[j].shape[1]))
                                           for j in range(4)] for i in range(4)]))([x["A"], x["b"][None, :], np.array([[2.0]]), x["T"]]), "exact_float")
 add("scipy block_diag none", "jnp.array(jax.scipy.linalg.block_diag().shape)", lambda x: np.array([1, 0], np.int32), "exact")
+def toeplitz_ref(c, r=None):
+    c = np.asarray(c, np.float64)
+    r = c if r is None else np.asarray(r, np.float64)
+    return np.array([[c[i - j] if i >= j else r[j - i] for j in range(len(r))] for i in range(len(c))])
+def hankel_ref(c, r=None):
+    c = np.asarray(c, np.float64)
+    r = np.zeros_like(c) if r is None else np.asarray(r, np.float64)
+    v = np.concatenate([c, r[1:]])
+    return np.array([[v[i + j] for j in range(len(r))] for i in range(len(c))])
+add("scipy toeplitz", "jax.scipy.linalg.toeplitz(b)", lambda x: toeplitz_ref(x["b"]), "exact_float")
+add("scipy toeplitz c, r", "jax.scipy.linalg.toeplitz(b, T[0])", lambda x: toeplitz_ref(x["b"], x["T"][0]), "exact_float")
+add("scipy toeplitz batched", "jax.scipy.linalg.toeplitz(BB[..., 0], b[:2])",
+    lambda x: np.stack([toeplitz_ref(v, x["b"][:2]) for v in x["BB"][..., 0]]), "exact_float")
+add("scipy hankel", "jax.scipy.linalg.hankel(b)", lambda x: hankel_ref(x["b"]), "exact_float")
+add("scipy hankel c, r", "jax.scipy.linalg.hankel(b, T[0, :3])", lambda x: hankel_ref(x["b"], x["T"][0, :3]), "exact_float")
+add("scipy circulant", "jax.scipy.linalg.circulant(b)",
+    lambda x: np.array([[x["b"][(i - j) % 4] for j in range(4)] for i in range(4)]), "exact_float")
+add("scipy circulant batched", "jax.scipy.linalg.circulant(BB[..., 0])",
+    lambda x: np.stack([np.array([[v[(i - j) % 4] for j in range(4)] for i in range(4)]) for v in x["BB"][..., 0]]), "exact_float")
+add("jit toeplitz", "jax.jit(jax.scipy.linalg.toeplitz)(b, b[::-1])", lambda x: toeplitz_ref(x["b"], x["b"][::-1]), "exact_float")
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
