@@ -162,6 +162,12 @@ def sampler_cases():
                         lambda k=k, a=a: ref.gamma_sample_grad(a, ref.gamma(k, a, (12,))), "grad", None))
         out.append((f"gammajvp{s}", f"jax.jvp(lambda a: jax.random.gamma({key}, a), (jnp.full((6,), 1.3),), (jnp.ones(6),))[1]",
                     lambda k=k: ref.gamma_sample_grad(1.3, ref.gamma(k, 1.3, (6,))), "grad", None))
+        out.append((f"betagrad{s}", f"jax.grad(lambda a: jax.random.beta({key}, a, 2.0).sum())(jnp.full((6,), 1.5))",
+                    lambda k=k: ref.beta_grad_a(k, 1.5, 2.0, (6,)), "grad", None))
+        out.append((f"shardmapgamma{s}", f"jax.shard_map(lambda kk, a: jax.random.gamma(kk[0], a), mesh=mesh, in_specs=(P('x'), P('x')), "
+                    f"out_specs=P('x'))(jax.random.split({key}, 4), jnp.array({arr}))",
+                    lambda k=k, arr=arr: np.concatenate([ref.gamma(kk, np.array(arr[2 * i:2 * i + 2]), (2,)) for i, kk in enumerate(ref.split(k, 4))]),
+                    v, None))
         out.append((f"vmapgamma{s}", f"jax.vmap(lambda k: jax.random.gamma(k, 2.0, (3,)))(jax.random.split({key}, 4))",
                     lambda k=k: np.stack([ref.gamma(kk, 2.0, (3,)) for kk in ref.split(k, 4)]), v, None))
     # lax.random_gamma_grad on a grid that takes both its series and its continued fraction

@@ -656,3 +656,12 @@ def poisson_approx(key, lam, shape):
 
     large = np.maximum(c + F32(1) - root_ge(c) - root_ge(c - F32(1)), F32(0))
     return np.where(lam < F32(7), count, large).astype(np.int32)
+
+
+def beta_grad_a(key, a, b, shape):
+    """d Beta(a, b) sample / d a: ga / (ga + gb) with d ga / d a the implicit derivative."""
+    ks = split(key, 2)
+    ga = np.exp(loggamma(ks[0], a, shape).astype(np.float64))
+    gb = np.exp(loggamma(ks[1], b, shape).astype(np.float64))
+    dga = gamma_sample_grad(a, ga).astype(np.float64)
+    return (gb * dga / (ga + gb) ** 2).astype(F32)
