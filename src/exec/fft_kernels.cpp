@@ -89,16 +89,24 @@ template <class Real>
 void run(const PlanKey& k, const void* in, void* out) {
   auto [isize, osize] = sizes(k.type, k.lengths);
   const bool complex_in = k.type != FftType::Rfft, complex_out = k.type != FftType::Irfft;
-  const size_t in_bytes = size_t(k.batch * isize) * sizeof(Real) * (complex_in ? 2 : 1);
-  // c2r overwrites its input: it works on a copy (the planner, too, may scribble on arrays).
-  std::vector<Real> scratch(in_bytes / sizeof(Real));
-  std::memcpy(scratch.data(), in, in_bytes);
+  const size_t in_count = size_t(k.batch * isize) * (complex_in ? 2 : 1);
+  // c2r overwrites its input: it works on a copy, kept per thread so its pages are reused.
+  // The other transforms are out of place and preserve their input (FFTW's default for them).
+  Real* src = const_cast<Real*>(static_cast<const Real*>(in));
+  if (k.type == FftType::Irfft) {
+    thread_local std::vector<Real> scratch;
+    if (scratch.size() < in_count) scratch.resize(in_count);
+    std::memcpy(scratch.data(), in, in_count * sizeof(Real));
+    src = scratch.data();
+  }
   void* plan;
   {
     std::lock_guard<std::mutex> lock(planner_mutex);
     auto it = plans.find(k);
     if (it == plans.end()) {
-      std::vector<Real> in_probe(scratch.size()), out_probe(size_t(k.batch * osize) * (complex_out ? 2 : 1));
+      // planned on arrays of its own: FFTW_ESTIMATE does not touch them, but the plan must
+      // not depend on the caller's buffers
+      std::vector<Real> in_probe(in_count), out_probe(size_t(k.batch * osize) * (complex_out ? 2 : 1));
       plan = make_plan<Real>(k, in_probe.data(), out_probe.data());
       if (!plan) throw std::runtime_error("internal error: FFTW could not plan this transform");
       plans.emplace(k, plan);
@@ -110,19 +118,19 @@ void run(const PlanKey& k, const void* in, void* out) {
     auto p = static_cast<fftwf_plan>(plan);
     switch (k.type) {
       case FftType::Fft: case FftType::Ifft:
-        fftwf_execute_dft(p, reinterpret_cast<fftwf_complex*>(scratch.data()), static_cast<fftwf_complex*>(out));
+        fftwf_execute_dft(p, reinterpret_cast<fftwf_complex*>(src), static_cast<fftwf_complex*>(out));
         break;
-      case FftType::Rfft: fftwf_execute_dft_r2c(p, scratch.data(), static_cast<fftwf_complex*>(out)); break;
-      case FftType::Irfft: fftwf_execute_dft_c2r(p, reinterpret_cast<fftwf_complex*>(scratch.data()), static_cast<float*>(out)); break;
+      case FftType::Rfft: fftwf_execute_dft_r2c(p, src, static_cast<fftwf_complex*>(out)); break;
+      case FftType::Irfft: fftwf_execute_dft_c2r(p, reinterpret_cast<fftwf_complex*>(src), static_cast<float*>(out)); break;
     }
   } else {
     auto p = static_cast<fftw_plan>(plan);
     switch (k.type) {
       case FftType::Fft: case FftType::Ifft:
-        fftw_execute_dft(p, reinterpret_cast<fftw_complex*>(scratch.data()), static_cast<fftw_complex*>(out));
+        fftw_execute_dft(p, reinterpret_cast<fftw_complex*>(src), static_cast<fftw_complex*>(out));
         break;
-      case FftType::Rfft: fftw_execute_dft_r2c(p, scratch.data(), static_cast<fftw_complex*>(out)); break;
-      case FftType::Irfft: fftw_execute_dft_c2r(p, reinterpret_cast<fftw_complex*>(scratch.data()), static_cast<double*>(out)); break;
+      case FftType::Rfft: fftw_execute_dft_r2c(p, src, static_cast<fftw_complex*>(out)); break;
+      case FftType::Irfft: fftw_execute_dft_c2r(p, reinterpret_cast<fftw_complex*>(src), static_cast<double*>(out)); break;
     }
   }
   if (k.type == FftType::Ifft || k.type == FftType::Irfft) {

@@ -108,9 +108,17 @@ class Lowering {
   }
   ValueId zeros_like(ValueId v) { return constant(dtype(v), 0, shape(v)); }
 
-  // The parts of a lowered complex value (shape S + [2]) as S + [1] slices.
-  Parts parts(ValueId c) {
+  // The parts of a lowered complex value c (shape S + [2]). Narrow parts have shape S: the
+  // storage read as S[:-1] + [2 S[-1]] (a free reshape) with stride 2 from 0 or 1, for ops
+  // whose result is real. Wide parts have shape S + [2]: the slices [..., 0:1] and [..., 1:2]
+  // broadcast back, for ops whose result is complex: every element of the result computes
+  // its real and its imaginary part and `join` selects one by the last index, so the whole
+  // expression stays views and elementwise ops — one fused loop that reads the operands once
+  // and writes the interleaved result once (a concatenate of the two parts would end the
+  // fusion and cost a pass of its own).
+  Parts parts(ValueId c, bool wide) {
     const Shape s = shape(c);
+    if (!wide) return {narrow_part(c, 0), narrow_part(c, 1)};
     auto slice = [&](int64_t k) {
       ir::attr::Slice a;
       a.start_indices.assign(s.size(), 0);
@@ -119,38 +127,80 @@ class Lowering {
       a.limit_indices.back() = k + 1;
       Shape r = s;
       r.back() = 1;
-      return emit(OpKind::Slice, {c}, dtype(c), r, a);
+      ValueId v = emit(OpKind::Slice, {c}, dtype(c), r, a);
+      ir::attr::BroadcastInDim b;
+      for (size_t d = 0; d < s.size(); ++d) b.broadcast_dimensions.push_back(static_cast<int64_t>(d));
+      return emit(OpKind::BroadcastInDim, {v}, dtype(c), s, b);
     };
     return {slice(0), slice(1)};
   }
+  ValueId narrow_part(ValueId c, int64_t k) {
+    Shape s = shape(c);  // S + [2]
+    s.pop_back();
+    const DType dt = dtype(c);
+    if (s.empty()) {  // a complex scalar: element k of [2]
+      ir::attr::Slice a{{k}, {k + 1}, {}};
+      return emit(OpKind::Reshape, {emit(OpKind::Slice, {c}, dt, {1}, a)}, dt, {});
+    }
+    Shape flat = s;
+    flat.back() *= 2;
+    ValueId f = emit(OpKind::Reshape, {c}, dt, flat);
+    ir::attr::Slice a;
+    a.start_indices.assign(flat.size(), 0);
+    a.limit_indices = flat;
+    a.strides.assign(flat.size(), 1);
+    a.start_indices.back() = std::min<int64_t>(k, flat.back());
+    a.strides.back() = 2;
+    return emit(OpKind::Slice, {f}, dt, s, a);
+  }
+  static bool is_wide(const Shape& s) { return !s.empty() && s.back() == 2; }
+  // The complex value of parts: wide ones by selecting on the last index, narrow ones (whose
+  // producers are buffers anyway: dot products, pads) by a concatenate.
   ValueId join(Parts p) {
     Shape s = shape(p.re);
-    const int64_t last = static_cast<int64_t>(s.size()) - 1;
-    s.back() = 2;
-    return emit(OpKind::Concatenate, {p.re, p.im}, dtype(p.re), s, ir::attr::Concatenate{last});
+    if (is_wide(s)) {
+      auto lit = std::make_shared<ir::Literal>();
+      lit->bytes = {1, 0};  // true at the real part
+      ValueId mask = emit(OpKind::Constant, {}, DType::Bool, {2}, ir::attr::Constant{lit});
+      ValueId wide = emit(OpKind::BroadcastInDim, {mask}, DType::Bool, s,
+                          ir::attr::BroadcastInDim{{static_cast<int64_t>(s.size()) - 1}});
+      return select(wide, p.re, p.im);
+    }
+    const int64_t last = static_cast<int64_t>(s.size());
+    s.push_back(2);
+    return emit(OpKind::Concatenate, {add_last(p.re), add_last(p.im)}, dtype(p.re), s, ir::attr::Concatenate{last});
   }
-  // S + [1] -> S and back.
-  ValueId drop_last(ValueId v) {
-    Shape s = shape(v);
-    s.pop_back();
-    return emit(OpKind::Reshape, {v}, dtype(v), s);
-  }
+  // S -> S + [1].
   ValueId add_last(ValueId v) {
     Shape s = shape(v);
     s.push_back(1);
     return emit(OpKind::Reshape, {v}, dtype(v), s);
   }
+  // A real value x (shape S) as a part: itself (narrow), or broadcast to S + [2] (a view).
+  ValueId widen(ValueId x, bool wide) {
+    if (!wide) return x;
+    Shape s = shape(x);
+    ir::attr::BroadcastInDim b;
+    for (size_t d = 0; d < s.size(); ++d) b.broadcast_dimensions.push_back(static_cast<int64_t>(d));
+    s.push_back(2);
+    return emit(OpKind::BroadcastInDim, {x}, dtype(x), s, b);
+  }
   // A real value (shape S) as the parts of a complex one with a zero imaginary part.
-  Parts from_real(ValueId x, DType part) {
+  Parts from_real(ValueId x, DType part, bool wide) {
     if (dtype(x) != part) x = ew(EwOp::Convert, {x}, part);
-    ValueId re = add_last(x);
+    ValueId re = widen(x, wide);
     return {re, zeros_like(re)};
   }
   // Operand k of a source op as complex parts (a real operand is widened).
-  Parts operand_parts(const ir::Op& op, size_t k, DType part) {
+  Parts operand_parts(const ir::Op& op, size_t k, DType part, bool wide) {
     const ValueId v = op.operands.at(k);
-    if (complex_value(v)) return parts(in(v));
-    return from_real(in(v), part);
+    if (complex_value(v)) return parts(in(v), wide);
+    return from_real(in(v), part, wide);
+  }
+  // Operand k as a lowered complex value (a real operand given a zero imaginary part).
+  ValueId operand_value(const ir::Op& op, size_t k, DType part) {
+    const ValueId v = op.operands.at(k);
+    return complex_value(v) ? in(v) : join(from_real(in(v), part, true));
   }
 
   // Complex arithmetic on parts.
@@ -246,7 +296,7 @@ class Lowering {
     return ew(EwOp::Or, {first, tie});
   }
   ValueId any_part(EwOp pred, Parts z, EwOp combine) {
-    return drop_last(ew(combine, {ew(pred, {z.re}), ew(pred, {z.im})}));
+    return ew(combine, {ew(pred, {z.re}), ew(pred, {z.im})});
   }
 
   void define(const ir::Op& op, ValueId v) { map_[idx(op.results.at(0))] = v; }
@@ -262,10 +312,12 @@ class Lowering {
     DType part = types::is_complex(rt) ? types::complex_part_dtype(rt) : DType::F32;
     for (auto v : op.operands)
       if (complex_value(v)) part = types::complex_part_dtype(src_.type(v).dtype());
-    auto arg = [&](size_t k) { return operand_parts(op, k, part); };
+    // complex results compute on wide parts, real ones (abs, comparisons) on narrow parts
+    const bool wide = types::is_complex(rt);
+    auto arg = [&](size_t k) { return operand_parts(op, k, part, wide); };
     switch (a.op) {
-      case EwOp::Add: return define(op, ew(EwOp::Add, {join(arg(0)), join(arg(1))}));
-      case EwOp::Sub: return define(op, ew(EwOp::Sub, {join(arg(0)), join(arg(1))}));
+      case EwOp::Add: return define(op, ew(EwOp::Add, {operand_value(op, 0, part), operand_value(op, 1, part)}));
+      case EwOp::Sub: return define(op, ew(EwOp::Sub, {operand_value(op, 0, part), operand_value(op, 1, part)}));
       case EwOp::Neg: return define(op, ew(EwOp::Neg, {in(op.operands[0])}));
       case EwOp::StopGradient: return define(op, in(op.operands[0]));
       case EwOp::Mul: return define(op, cmul(arg(0), arg(1)));
@@ -314,9 +366,9 @@ class Lowering {
         ValueId safe = select(is_zero, constant(part, 1, shape(m)), m);
         return define(op, Parts{select(is_zero, zero, div(z.re, safe)), select(is_zero, zero, div(z.im, safe))});
       }
-      case EwOp::Abs: return define(op, drop_last(cabs(arg(0))));
-      case EwOp::Real: return define(op, drop_last(arg(0).re));
-      case EwOp::Imag: return define(op, drop_last(arg(0).im));
+      case EwOp::Abs: return define(op, cabs(arg(0)));
+      case EwOp::Real: return define(op, narrow_part(in(op.operands[0]), 0));
+      case EwOp::Imag: return define(op, narrow_part(in(op.operands[0]), 1));
       case EwOp::Conj: {
         Parts z = arg(0);
         return define(op, Parts{z.re, neg(z.im)});
@@ -325,18 +377,18 @@ class Lowering {
         ValueId re = in(op.operands[0]), im = in(op.operands[1]);
         if (dtype(re) != part) re = ew(EwOp::Convert, {re}, part);
         if (dtype(im) != part) im = ew(EwOp::Convert, {im}, part);
-        return define(op, Parts{add_last(re), add_last(im)});
+        return define(op, Parts{widen(re, true), widen(im, true)});
       }
       case EwOp::Eq: {
         Parts x = arg(0), y = arg(1);
-        return define(op, drop_last(ew(EwOp::And, {ew(EwOp::Eq, {x.re, y.re}), ew(EwOp::Eq, {x.im, y.im})})));
+        return define(op, ew(EwOp::And, {ew(EwOp::Eq, {x.re, y.re}), ew(EwOp::Eq, {x.im, y.im})}));
       }
       case EwOp::Ne: {
         Parts x = arg(0), y = arg(1);
-        return define(op, drop_last(ew(EwOp::Or, {ew(EwOp::Ne, {x.re, y.re}), ew(EwOp::Ne, {x.im, y.im})})));
+        return define(op, ew(EwOp::Or, {ew(EwOp::Ne, {x.re, y.re}), ew(EwOp::Ne, {x.im, y.im})}));
       }
       case EwOp::Lt: case EwOp::Le: case EwOp::Gt: case EwOp::Ge:
-        return define(op, drop_last(lexicographic(a.op, arg(0), arg(1))));
+        return define(op, lexicographic(a.op, arg(0), arg(1)));
       case EwOp::Max: case EwOp::Min: {  // the larger (smaller) in that order
         Parts x = arg(0), y = arg(1);
         ValueId pick_x = lexicographic(a.op == EwOp::Max ? EwOp::Ge : EwOp::Le, x, y);
@@ -345,12 +397,8 @@ class Lowering {
       case EwOp::IsNan: return define(op, any_part(EwOp::IsNan, arg(0), EwOp::Or));
       case EwOp::IsInf: return define(op, any_part(EwOp::IsInf, arg(0), EwOp::Or));
       case EwOp::IsFinite: return define(op, any_part(EwOp::IsFinite, arg(0), EwOp::And));
-      case EwOp::Select: {  // (pred, on_true, on_false): the predicate gains the trailing dim
-        ValueId pred = in(op.operands[0]);
-        Parts on_true = arg(1), on_false = arg(2);
-        ValueId p = add_last(pred);
-        return define(op, Parts{select(p, on_true.re, on_false.re), select(p, on_true.im, on_false.im)});
-      }
+      case EwOp::Select:  // (pred, on_true, on_false): the predicate gains the trailing dim
+        return define(op, select(widen(in(op.operands[0]), true), operand_value(op, 1, part), operand_value(op, 2, part)));
       case EwOp::Convert: return lower_convert(op, part);
       default: unsupported(op);
     }
@@ -365,15 +413,15 @@ class Lowering {
         ValueId v = in(x);
         return define(op, dtype(v) == to_part ? v : ew(EwOp::Convert, {v}, to_part));
       }
-      return define(op, from_real(in(x), to_part));
+      return define(op, from_real(in(x), to_part, true));
     }
-    Parts z = parts(in(x));
+    Parts z = parts(in(x), false);
     if (to == DType::Bool) {
       ValueId zero = zeros_like(z.re);
-      return define(op, drop_last(ew(EwOp::Or, {ew(EwOp::Ne, {z.re, zero}), ew(EwOp::Ne, {z.im, zero})})));
+      return define(op, ew(EwOp::Or, {ew(EwOp::Ne, {z.re, zero}), ew(EwOp::Ne, {z.im, zero})}));
     }
     // To a real dtype: the real part (JAX drops the imaginary part, as numpy does).
-    ValueId re = drop_last(z.re);
+    ValueId re = z.re;
     (void)part;
     return define(op, to == dtype(re) ? re : ew(EwOp::Convert, {re}, to));
   }
@@ -382,31 +430,22 @@ class Lowering {
   void lower_dot(const ir::Op& op) {
     const DType rt = src_.type(op.results[0]).dtype();
     const DType part = types::complex_part_dtype(rt);
-    auto real_parts = [&](size_t k) {
-      Parts p = operand_parts(op, k, part);
-      return Parts{drop_last(p.re), drop_last(p.im)};
-    };
+    auto real_parts = [&](size_t k) { return operand_parts(op, k, part, false); };
     Parts a = real_parts(0), b = real_parts(1);
     const Shape rs = src_.type(op.results[0]).shape();
     auto dot = [&](ValueId x, ValueId y) { return emit(OpKind::DotGeneral, {x, y}, part, rs, op.attrs); };
     ValueId re = sub(dot(a.re, b.re), dot(a.im, b.im));
     ValueId im = add(dot(a.re, b.im), dot(a.im, b.re));
-    define(op, Parts{add_last(re), add_last(im)});
+    define(op, Parts{widen(re, true), widen(im, true)});
   }
 
   // pad(x, v): each part padded with the part of the padding value.
   void lower_pad(const ir::Op& op) {
     const auto& a = op.attr<ir::attr::Pad>();
-    Parts x = parts(in(op.operands[0]));
-    Parts v = parts(in(op.operands[1]));  // shape [1]
-    ir::attr::Pad pa = a;
-    pa.low.push_back(0);
-    pa.high.push_back(0);
-    Shape rs = src_.type(op.results[0]).shape();
-    rs.push_back(1);
-    auto pad = [&](ValueId part, ValueId value) {
-      return emit(OpKind::Pad, {part, drop_last(value)}, dtype(part), rs, pa);
-    };
+    Parts x = parts(in(op.operands[0]), false);
+    Parts v = parts(in(op.operands[1]), false);  // scalars
+    const Shape rs = src_.type(op.results[0]).shape();
+    auto pad = [&](ValueId part, ValueId value) { return emit(OpKind::Pad, {part, value}, dtype(part), rs, a); };
     define(op, Parts{pad(x.re, v.re), pad(x.im, v.im)});
   }
 
