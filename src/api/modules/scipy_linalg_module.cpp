@@ -321,7 +321,174 @@ ValueId tail_from(Trace& t, ValueId x, int64_t start) {  // x[..., start:]
 
 ValueId at_least_1d(Trace& t, ValueId x) { return t.type(x).rank() == 0 ? trace::reshape(t, x, {1}) : x; }
 
+// A constant (rows, cols) matrix of `dtype` from float64 values (exact where they are).
+ValueId matrix_constant(Trace& t, const std::vector<double>& v, int64_t rows, int64_t cols, DType dtype) {
+  ValueId c = trace::constant(t, DType::F64, {rows, cols}, v.data());  // rounded once by the convert
+  return trace::convert(t, c, {dtype, false});
+}
+
+// binom(n, k) in float64 (exact up to 2^53).
+double binom(int64_t n, int64_t k) {
+  if (k < 0 || k > n) return 0;
+  double r = 1;
+  for (int64_t i = 1; i <= k; ++i) r = r * static_cast<double>(n - k + i) / static_cast<double>(i);
+  return std::round(r);
+}
+
+std::string kind_arg(Interp& I, const Value& v, const char* one_of) {
+  const std::string kind = !v || is_none(v) ? "symmetric" : I.str(v);
+  if (kind != "symmetric" && kind != "lower" && kind != "upper")
+    I.raise("ValueError", fmt::format("Expected kind to be {}: ['symmetric', 'lower', 'upper']; got {}", one_of, kind));
+  return kind;
+}
+
+// A (k, k) matrix broadcast to the batch of `like` (batch + (k, k)) with its batch sharding.
+ValueId batch_like(Trace& t, ValueId small, ValueId like) { return la::broadcast_batch(t, {like, small})[1]; }
+
+// The structured matrices of n alone, built on the host with exact entries.
+void add_structured_matrices(ModuleObj& m) {
+  def_jnp(m, "hadamard", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "hadamard", {"n", "dtype="});
+    const int64_t n = int_arg(I, p.get("n"), "n");
+    if (n < 1 || (n & (n - 1)) != 0) I.raise("ValueError", fmt::format("n must be a positive power of 2; got {}.", n));
+    auto dt = dtype_arg(I, p.get("dtype"));
+    const DType d = dt ? storage_dtype(*dt, false) : types::default_int_dtype();
+    std::vector<double> h(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) h[static_cast<size_t>(i * n + j)] = __builtin_popcountll(static_cast<uint64_t>(i & j)) % 2 ? -1 : 1;
+    return apply(I, "hadamard", {}, [&](Trace& t, const std::vector<ValueId>&) { return std::vector<ValueId>{matrix_constant(t, h, n, n, d)}; });
+  });
+  def_jnp(m, "helmert", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "helmert", {"n", "full="});
+    const int64_t n = int_arg(I, p.get("n"), "n");
+    if (n < 1) I.raise("ValueError", fmt::format("n must be a positive integer; got {}.", n));
+    const bool full = bool_arg(I, p.get("full"), false);
+    std::vector<double> h;
+    if (full)
+      for (int64_t j = 0; j < n; ++j) h.push_back(1 / std::sqrt(static_cast<double>(n)));
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const double k = static_cast<double>(i + 1), den = std::sqrt(k * (k + 1));
+      for (int64_t j = 0; j < n; ++j) h.push_back(j <= i ? 1 / den : j == i + 1 ? -k / den : 0);
+    }
+    const int64_t rows = full ? n : n - 1;
+    return apply(I, "helmert", {}, [&](Trace& t, const std::vector<ValueId>&) {
+      return std::vector<ValueId>{matrix_constant(t, h, rows, n, types::default_float_dtype())};
+    });
+  });
+  auto pascal_like = [](bool inverse) {
+    return [inverse](Interp& I, CallArgs& a) {
+      const char* name = inverse ? "invpascal" : "pascal";
+      ArgParser p(I, a, name, {"n", "kind="});
+      const int64_t n = int_arg(I, p.get("n"), "n");
+      const std::string kind = kind_arg(I, p.get("kind"), inverse ? "one of" : "on of");
+      std::vector<double> v(static_cast<size_t>(std::max<int64_t>(n, 0) * std::max<int64_t>(n, 0)));
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double x;
+          if (kind == "symmetric") {  // L L^T = binom(i + j, i); inverse: L^-T L^-1 = sum_k L^-1[k, i] L^-1[k, j]
+            if (!inverse) {
+              x = binom(i + j, i);
+            } else {
+              x = 0;
+              for (int64_t k = std::max(i, j); k < n; ++k) x += ((k - i) % 2 ? -1 : 1) * binom(k, i) * ((k - j) % 2 ? -1 : 1) * binom(k, j);
+            }
+          } else {
+            const int64_t r = kind == "lower" ? i : j, c = kind == "lower" ? j : i;
+            x = (inverse && (r - c) % 2 ? -1 : 1) * binom(r, c);
+          }
+          v[static_cast<size_t>(i * n + j)] = x;
+        }
+      // JAX's pascal is float32 whatever the x64 flag (its arange is); invpascal the default float.
+      const DType d = inverse ? types::default_float_dtype() : DType::F32;
+      return apply(I, name, {}, [&](Trace& t, const std::vector<ValueId>&) { return std::vector<ValueId>{matrix_constant(t, v, n, n, d)}; });
+    };
+  };
+  def_jnp(m, "pascal", pascal_like(false));
+  def_jnp(m, "invpascal", pascal_like(true));
+  def_jnp(m, "invhilbert", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "invhilbert", {"n"});
+    const int64_t n = int_arg(I, p.get("n"), "n");
+    std::vector<double> v;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t s = i + j;
+        const double b = binom(s, i);
+        v.push_back((s % 2 ? -1.0 : 1.0) * static_cast<double>(s + 1) * binom(n + i, n - j - 1) * binom(n + j, n - i - 1) * b * b);
+      }
+    return apply(I, "invhilbert", {}, [&](Trace& t, const std::vector<ValueId>&) {
+      return std::vector<ValueId>{matrix_constant(t, v, n, n, types::default_float_dtype())};
+    });
+  });
+  def_jnp(m, "fiedler", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "fiedler", {"a"});
+    return apply(I, "fiedler", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = at_least_1d(t, ids[0]);
+      ValueId col = trace::expand_dims(t, x, {-1}), row = trace::expand_dims(t, x, {-2});
+      return std::vector<ValueId>{trace::unary(t, "abs", ir::EwOp::Abs, trace::binary(t, "sub", ir::EwOp::Sub, col, row))};
+    });
+  });
+  def_jnp(m, "companion", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "companion", {"a"});
+    return apply(I, "companion", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = at_least_1d(t, inexact(t, ids[0]));
+      const auto xt = t.type(x);
+      const int64_t n = xt.shape().back();
+      if (n < 2)
+        throw types::ShardingError("ValueError", fmt::format("The length of `a` along the last axis must be at least 2; got shape {}.",
+                                                             types::py_int_tuple(xt.shape())));
+      // first row -a[1:] / a[0], ones on the first subdiagonal
+      ValueId a0 = trace::slice(t, x, types::Shape(xt.rank(), 0), [&] { auto s = xt.shape(); s.back() = 1; return s; }(),
+                                types::Shape(xt.rank(), 1));
+      ValueId first = trace::unary(t, "neg", ir::EwOp::Neg, trace::binary(t, "div", ir::EwOp::Div, tail_from(t, x, 1), a0));
+      const int64_t k = n - 1;
+      types::Shape out = la::batch_shape(xt, 1);
+      out.push_back(k);
+      out.push_back(k);
+      ValueId rows = trace::iota(t, DType::I32, {k, k}, 0, std::nullopt), cols = trace::iota(t, DType::I32, {k, k}, 1, std::nullopt);
+      ValueId sub = trace::binary(t, "eq", ir::EwOp::Eq, rows, trace::binary(t, "add", ir::EwOp::Add, cols,
+                                                                              trace::scalar_constant(t, 1, {DType::I32, true})));
+      ValueId top = trace::binary(t, "eq", ir::EwOp::Eq, rows, trace::scalar_constant(t, 0, {DType::I32, true}));
+      ValueId ones = trace::convert(t, sub, dtw(t, x));
+      ValueId first_rows = trace::broadcast_to(t, trace::expand_dims(t, first, {-2}), out);
+      return std::vector<ValueId>{trace::where(t, batch_like(t, top, first_rows), first_rows, batch_like(t, ones, first_rows))};
+    });
+  });
+  def_jnp(m, "leslie", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "leslie", {"f", "s"});
+    return apply(I, "leslie", {p.get("f"), p.get("s")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId f = at_least_1d(t, ids[0]), sv = at_least_1d(t, ids[1]);
+      const auto ft = t.type(f), st = t.type(sv);
+      if (ft.shape().back() < 2)
+        throw types::ShardingError("ValueError", fmt::format("The length of f along the last axis must be at least 2; got shape {}.",
+                                                             types::py_int_tuple(ft.shape())));
+      if (st.shape().back() != ft.shape().back() - 1)
+        throw types::ShardingError("ValueError", fmt::format("Incorrect lengths for f and s. The length of s along the last axis must be one "
+                                                             "less than the length of f; got f shape {} and s shape {}.",
+                                                             types::py_int_tuple(ft.shape()), types::py_int_tuple(st.shape())));
+      auto [fb, sb] = broadcast_vectors(t, f, sv);
+      const int64_t n = t.type(fb).shape().back();
+      types::Shape out = la::batch_shape(t.type(fb), 1);
+      out.push_back(n);
+      out.push_back(n);
+      // row 0 is f; row i > 0 has s[i - 1] at column i - 1
+      ValueId rows = trace::iota(t, DType::I32, {n, n}, 0, std::nullopt), cols = trace::iota(t, DType::I32, {n, n}, 1, std::nullopt);
+      ValueId top = trace::binary(t, "eq", ir::EwOp::Eq, rows, trace::scalar_constant(t, 0, {DType::I32, true}));
+      ValueId sub = trace::binary(t, "eq", ir::EwOp::Eq, rows, trace::binary(t, "add", ir::EwOp::Add, cols,
+                                                                              trace::scalar_constant(t, 1, {DType::I32, true})));
+      // s padded to n entries at the end, as the column index of each subdiagonal entry
+      ValueId s_pad = trace::pad(t, sb, trace::scalar_constant(t, 0, dtw(t, sb)), types::Shape(t.type(sb).rank(), 0),
+                                 [&] { types::Shape h(t.type(sb).rank(), 0); h.back() = 1; return h; }());
+      ValueId s_rows = trace::broadcast_to(t, trace::expand_dims(t, s_pad, {-2}), out);  // [.., i, j] = s[j]
+      ValueId f_rows = trace::broadcast_to(t, trace::expand_dims(t, fb, {-2}), out);
+      ValueId zero = trace::scalar_constant(t, 0, dtw(t, fb));
+      ValueId lower = trace::where(t, batch_like(t, sub, s_rows), s_rows, zero);
+      return std::vector<ValueId>{trace::where(t, batch_like(t, top, f_rows), f_rows, lower)};
+    });
+  });
+}
+
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
+  add_structured_matrices(m);
   def_jnp(m, "toeplitz", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "toeplitz", {"c", "r="});
     std::vector<Value> ops = {p.get("c")};

@@ -383,6 +383,38 @@ add("scipy circulant", "jax.scipy.linalg.circulant(b)",
 add("scipy circulant batched", "jax.scipy.linalg.circulant(BB[..., 0])",
     lambda x: np.stack([np.array([[v[(i - j) % 4] for j in range(4)] for i in range(4)]) for v in x["BB"][..., 0]]), "exact_float")
 add("jit toeplitz", "jax.jit(jax.scipy.linalg.toeplitz)(b, b[::-1])", lambda x: toeplitz_ref(x["b"], x["b"][::-1]), "exact_float")
+from math import comb as _comb
+def hadamard_ref(n):
+    h = np.ones((1, 1))
+    while h.shape[0] < n:
+        h = np.block([[h, h], [h, -h]])
+    return h
+def helmert_ref(n, full=False):
+    rows = [np.full(n, 1 / np.sqrt(n))] if full else []
+    for k in range(1, n):
+        rows.append(np.array([1.0] * k + [-k] + [0.0] * (n - k - 1)) / np.sqrt(k * (k + 1)))
+    return np.array(rows)
+pascal_lower = lambda n: np.array([[_comb(i, j) for j in range(n)] for i in range(n)], np.float64)
+add("scipy hadamard", "jax.scipy.linalg.hadamard(8)", lambda x: hadamard_ref(8).astype(np.int32), "exact")
+add("scipy helmert", "jax.scipy.linalg.helmert(5)", lambda x: helmert_ref(5))
+add("scipy helmert full", "jax.scipy.linalg.helmert(4, full=True)", lambda x: helmert_ref(4, True))
+add("scipy pascal", "jax.scipy.linalg.pascal(6)", lambda x: pascal_lower(6) @ pascal_lower(6).T, "exact_float")
+add("scipy pascal upper", "jax.scipy.linalg.pascal(5, kind='upper')", lambda x: pascal_lower(5).T, "exact_float")
+add("scipy invpascal", "jax.scipy.linalg.invpascal(6)", lambda x: np.round(np.linalg.inv(pascal_lower(6) @ pascal_lower(6).T)), "exact_float")
+add("scipy invpascal lower", "jax.scipy.linalg.invpascal(5, kind='lower')", lambda x: np.round(np.linalg.inv(pascal_lower(5))), "exact_float")
+add("scipy invhilbert", "jax.scipy.linalg.invhilbert(5)",
+    lambda x: np.round(np.linalg.inv(1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))), "exact_float")
+add("scipy fiedler", "jax.scipy.linalg.fiedler(b)", lambda x: np.abs(x["b"][:, None] - x["b"][None, :]), "exact_float")
+add("scipy companion", "jax.scipy.linalg.companion(b)",
+    lambda x: np.vstack([-x["b"][1:] / x["b"][0], np.eye(2, 3)]).astype(np.float32), "exact_float")
+add("scipy companion batched", "jax.scipy.linalg.companion(BB[..., 0])",
+    lambda x: np.stack([np.vstack([-v[1:] / v[0], np.eye(2, 3)]).astype(np.float32) for v in x["BB"][..., 0]]), "exact_float")
+add("scipy leslie", "jax.scipy.linalg.leslie(b, b[1:] / 2)",
+    lambda x: np.vstack([x["b"], np.hstack([np.diag(x["b"][1:] / 2), np.zeros((3, 1))])]), "exact_float")
+add("scipy leslie batched", "jax.scipy.linalg.leslie(BB[..., 0], BB[..., 1:, 1])",
+    lambda x: np.stack([np.vstack([f, np.hstack([np.diag(sv), np.zeros((3, 1))])]) for f, sv in zip(x["BB"][..., 0], x["BB"][:, 1:, 1])]),
+    "exact_float")
+add("scipy fiedler batched", "jax.scipy.linalg.fiedler(BB[..., 0])", lambda x: np.abs(x["BB"][..., 0][:, :, None] - x["BB"][..., 0][:, None, :]), "exact_float")
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
