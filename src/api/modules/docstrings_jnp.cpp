@@ -179,6 +179,26 @@ must be given.)"},
     {"jax.numpy.percentile", "percentile(a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False)",
      R"(The q-th percentiles over `axis`; `method` is linear, lower, higher,
 nearest or midpoint.)"},
+    // ---- complex numbers and FFTs ----
+    {"jax.numpy.angle", "angle(z, deg=False)", R"(The argument of each complex element, atan2(imag, real), in radians (degrees when `deg`).)"},
+    {"jax.numpy.real", "real(val, /)", R"(The real part of each element (a real array is returned as it is).)"},
+    {"jax.numpy.imag", "imag(val, /)", R"(The imaginary part of each element (zeros for a real array).)"},
+    {"jax.numpy.conj", "conj(x, /)", R"(The complex conjugate of each element (a real array is returned as it is).)"},
+    {"jax.numpy.fft.fft", "fft(a, n=None, axis=-1, norm=None)",
+     R"(The one-dimensional discrete Fourier transform of `a` along `axis`, complex64
+(complex128 with jax_enable_x64). `n` crops or zero-pads that axis first; `norm`
+is "backward" (the default: no scaling), "ortho" (1/sqrt(n)) or "forward" (1/n).
+
+Under a mesh the result keeps `a`'s sharding; each device transforms whole
+signals (a sharded transform axis is gathered first). Computed by FFTW.)"},
+    {"jax.numpy.fft.ifft", "ifft(a, n=None, axis=-1, norm=None)",
+     R"(The inverse of fft: divides by n by default ("backward").)"},
+    {"jax.numpy.fft.rfft", "rfft(a, n=None, axis=-1, norm=None)",
+     R"(The transform of a real input: the n // 2 + 1 non-negative frequencies.)"},
+    {"jax.numpy.fft.irfft", "irfft(a, n=None, axis=-1, norm=None)",
+     R"(The inverse of rfft: a real result of length n (2 * (m - 1) by default).)"},
+    {"jax.numpy.fft.fftn", "fftn(a, s=None, axes=None, norm=None)",
+     R"(The transform over several axes (all of them by default); `s` crops or pads each.)"},
 };
 
 #undef SHARD_REDUCTION_NOTE

@@ -96,6 +96,11 @@ broadcasts a scalar case.)"},
     {"jax.lax.integer_pow", "integer_pow(x, y)", R"(x to the static integer power y, by repeated multiplication.)"},
     {"jax.lax.reduce_sum", "reduce_sum(operand, axes)", R"(The sum of `operand` over the dimensions `axes`.)"},
     {"jax.lax.reduce_max", "reduce_max(operand, axes)", R"(The maximum of `operand` over the dimensions `axes`.)"},
+    {"jax.lax.complex", "complex(x, y)", R"(x + i y from two float32 (or float64) arrays of one dtype.)"},
+    {"jax.lax.fft", "fft(x, fft_type, fft_lengths)",
+     R"(The FFT primitive over the trailing len(fft_lengths) dims: fft_type is 'fft',
+'ifft', 'rfft' or 'irfft' (JAX's FftType names). jnp.fft composes its functions
+from it.)"},
 };
 
 #undef SHARD_COLLECTIVE_NOTE
