@@ -142,6 +142,9 @@ def sampler_cases():
         for n, pr in [(20, 0.3), (100, 0.4), (50, 0.8), (7, 0.95)]:
             out.append((f"binomial{s}_{n}_{pr}", f"jax.random.binomial({key}, {n}, {pr}, (8, 4))",
                         lambda k=k, n=n, pr=pr: ref.binomial(k, n, pr, (8, 4)), "exact", None))
+        bn, bp = [10.0, 1000.0, -1.0, float("inf"), float("nan"), 20.0, 20.0, 30.0], [0.3, 0.7, 0.5, 0.5, 0.2, -0.1, 1.5, float("nan")]
+        out.append((f"binomial_edge{s}", f"jax.random.binomial({key}, jnp.array({bn}), jnp.array({bp}))".replace("inf", "jnp.inf").replace("nan", "jnp.nan"),
+                    lambda k=k, bn=bn, bp=bp: ref.binomial(k, np.array(bn), np.array(bp), (8,)), "exact_nan", None))
         out.append((f"multinomial{s}", f"jax.random.multinomial({key}, 10, jnp.array([0.2, 0.3, 0.5]), shape=(4, 3))",
                     lambda k=k: ref.multinomial(k, 10, np.array([0.2, 0.3, 0.5]), (4, 3)), "exact", None))
         out.append((f"geometric{s}", f"jax.random.geometric({key}, 0.3, (8, 4){{OS}})", lambda k=k: ref.geometric(k, 0.3, (8, 4)), "exact", (8, 4)))
@@ -244,6 +247,8 @@ def compare(kind, got, want):
         return got.shape == want.shape and got.dtype == np.float32 and np.allclose(got, want, rtol=1e-6, atol=1e-7)
     if kind == "float":  # libm-level math (log, log1p, tan, pow) in float32: a few ulps apart
         return got.shape == want.shape and got.dtype == np.float32 and np.allclose(got, want, rtol=4e-6, atol=1e-6)
+    if kind == "exact_nan":  # exact, NaN where NaN
+        return got.shape == want.shape and got.dtype == np.asarray(want).dtype and np.array_equal(got, want, equal_nan=True)
     if kind == "loose":  # LAPACK-level math (QR, Cholesky) in float32
         return got.shape == want.shape and got.dtype == np.float32 and np.allclose(got, want, rtol=1e-4, atol=1e-5)
     if kind == "grad":  # an implicit derivative against finite differences of float64 math

@@ -386,11 +386,18 @@ def _stirling_tail(k):
     kc = np.clip(k, F32(0), F32(9)).astype(F32)
     kp1sq = ((kc + F32(1)) * (kc + F32(1))).astype(F32)
     approx = ((F32(1.0 / 12) - (F32(1.0 / 360) - F32(1.0 / 1260) / kp1sq) / kp1sq) / (kc + F32(1))).astype(F32)
-    table = np.asarray(_STIRLING, F32)[np.floor(kc).astype(np.int32)]
+    with np.errstate(invalid="ignore"):
+        idx = np.clip(np.nan_to_num(np.floor(kc), nan=0), 0, 9).astype(np.int32)
+    table = np.asarray(_STIRLING, F32)[idx]
     return np.where(use, table, approx).astype(F32)
 
 
 def binomial(key, n, p, shape):
+    with np.errstate(all="ignore"):  # NaN and infinite counts run through, as in JAX
+        return _binomial(key, n, p, shape)
+
+
+def _binomial(key, n, p, shape):
     prob = np.broadcast_to(np.asarray(p, F32), shape).astype(F32)
     count = np.broadcast_to(np.asarray(n, F32), shape).astype(F32)
     p_lt_half = prob < F32(0.5)
