@@ -487,8 +487,74 @@ void add_structured_matrices(ModuleObj& m) {
   });
 }
 
+Value module_fn(Interp& I, const char* module, const char* name) { return I.getattr(I.import_module(module, I.current_loc()), name); }
+
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
   add_structured_matrices(m);
+  // expm_frechet: jax.jvp of expm, as JAX computes it.
+  def_jnp(m, "expm_frechet", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "expm_frechet", {"A", "E", "*", "method=", "compute_expm="});
+    const bool compute_expm = bool_arg(I, p.get("compute_expm"), true);
+    Value av = p.get("A"), ev = p.get("E");
+    const auto as = is_array_like(av) ? type_of(av).shape() : types::Shape{};
+    const auto es = is_array_like(ev) ? type_of(ev).shape() : types::Shape{};
+    if (as.size() < 2 || as[as.size() - 2] != as[1])
+      I.raise("ValueError", fmt::format("expected A to be a (batched) square matrix, got A.shape={}", types::py_int_tuple(as)));
+    if (es.size() < 2 || es[es.size() - 2] != es[es.size() - 1])
+      I.raise("ValueError", fmt::format("expected E to be a (batched) square matrix, got E.shape={}", types::py_int_tuple(es)));
+    if (as != es)
+      I.raise("ValueError", fmt::format("expected A and E to be the same shape, got A.shape={} E.shape={}", types::py_int_tuple(as),
+                                        types::py_int_tuple(es)));
+    Value r = I.call(module_fn(I, "jax", "jvp"), {module_fn(I, "jax.scipy.linalg", "expm"), interp::make_tuple({av}), interp::make_tuple({ev})});
+    if (compute_expm) return r;
+    return I.to_vector(r).at(1);
+  });
+  // convolution_matrix: the Toeplitz matrix of the zero-padded a, trimmed by mode, as JAX.
+  def_jnp(m, "convolution_matrix", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "convolution_matrix", {"a", "n", "mode="});
+    Value nv = p.get("n");
+    if (!nv || !(nv->kind == interp::ObjKind::Int || nv->kind == interp::ObjKind::Bool))
+      I.raise("TypeError", fmt::format("'{}' object cannot be interpreted as an integer", I.type_name(nv)));
+    const int64_t n = int_arg(I, nv, "n");
+    if (n <= 0) I.raise("ValueError", fmt::format("n must be a positive integer; got {}.", n));
+    Value av = p.get("a");
+    if (!is_array_like(av) && !python_scalar_type(av, false))
+      I.raise("TypeError", fmt::format("convolution_matrix requires ndarray or scalar arguments, got {} at position 0.", I.type_name(av)));
+    const auto shape = is_array_like(av) ? type_of(av).shape() : types::Shape{};
+    if (shape.empty()) I.raise("ValueError", "convolution_matrix: a must be at least 1-dimensional, got a scalar.");
+    const int64_t mlen = shape.back();
+    if (mlen < 1) I.raise("ValueError", fmt::format("len(a) must be at least 1; got shape {}.", types::py_int_tuple(shape)));
+    const std::string mode = p.get("mode") ? I.str(p.get("mode")) : "full";
+    if (mode != "full" && mode != "valid" && mode != "same")
+      I.raise("ValueError", fmt::format("mode must be one of 'full', 'valid', 'same'; got {}.", I.repr(p.get("mode"))));
+    const int64_t len = mlen + n - 1;
+    int64_t tb = 0, te = 0;
+    if (mode == "same") {
+      const int64_t trim = std::min(n, mlen) - 1;
+      tb = trim / 2;
+      te = trim - tb;
+    } else if (mode == "valid") {
+      tb = te = std::min(n, mlen) - 1;
+    }
+    auto cr = apply_multi(I, "convolution_matrix", {av}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      const ValueId x = ids[0];
+      const auto xt = t.type(x);
+      const size_t r = xt.rank();
+      types::Shape low(r, 0), high(r, 0);
+      high.back() = n - 1;
+      ValueId zero = trace::scalar_constant(t, 0, dtw(t, x));
+      ValueId az = trace::pad(t, x, zero, low, high);
+      ValueId raz = trace::pad(t, trace::rev(t, x, {static_cast<int64_t>(r) - 1}), zero, low, high);
+      auto cut = [&](ValueId v, int64_t from, int64_t to) {
+        types::Shape lo(r, 0), hi = t.type(v).shape(), st(r, 1);
+        lo.back() = from;
+        hi.back() = to;
+        return trace::slice(t, v, lo, hi, st);
+      };
+      return std::vector<ValueId>{cut(az, tb, len - te), cut(raz, len - n - tb, len - tb)};
+    });
+    return I.call(module_fn(I, "jax.scipy.linalg", "toeplitz"), {cr.at(0), cr.at(1)});
+  });
   def_jnp(m, "toeplitz", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "toeplitz", {"c", "r="});
     std::vector<Value> ops = {p.get("c")};

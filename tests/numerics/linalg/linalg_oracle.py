@@ -415,6 +415,18 @@ add("scipy leslie batched", "jax.scipy.linalg.leslie(BB[..., 0], BB[..., 1:, 1])
     lambda x: np.stack([np.vstack([f, np.hstack([np.diag(sv), np.zeros((3, 1))])]) for f, sv in zip(x["BB"][..., 0], x["BB"][:, 1:, 1])]),
     "exact_float")
 add("scipy fiedler batched", "jax.scipy.linalg.fiedler(BB[..., 0])", lambda x: np.abs(x["BB"][..., 0][:, :, None] - x["BB"][..., 0][:, None, :]), "exact_float")
+conv_ref = lambda a, n, mode: np.array([np.convolve(np.asarray(a, np.float64), np.eye(n)[k], mode) for k in range(n)]).T
+for mode in ["full", "same", "valid"]:
+    add(f"scipy convolution_matrix {mode}", f"jax.scipy.linalg.convolution_matrix(b[:3], 5, mode='{mode}')",
+        lambda x, mode=mode: conv_ref(x["b"][:3], 5, mode), "exact_float")
+    add(f"scipy convolution_matrix {mode} long a", f"jax.scipy.linalg.convolution_matrix(T[:, 0], 3, mode='{mode}')",
+        lambda x, mode=mode: conv_ref(x["T"][:, 0], 3, mode), "exact_float")
+frechet_ref = lambda a, e, h=1e-6: (expm_ref(a + h * e) - expm_ref(a - h * e)) / (2 * h)
+add("scipy expm_frechet", "jax.scipy.linalg.expm_frechet(A / 4, B[:, :1] @ B[:, 1:2].T)[1]",
+    lambda x: frechet_ref(x["A"] / 4, x["B"][:, :1].astype(np.float64) @ x["B"][:, 1:2].T), 1e-3)
+add("scipy expm_frechet expm", "jax.scipy.linalg.expm_frechet(A / 4, A)[0]", lambda x: expm_ref(x["A"] / 4), 1e-4)
+add("scipy expm_frechet batched", "jax.scipy.linalg.expm_frechet(AB / 8, AB / 8, compute_expm=False)",
+    lambda x: np.stack([frechet_ref(a / 8, a / 8) for a in x["AB"].astype(np.float64)]), 1e-3)
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
