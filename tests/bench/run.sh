@@ -46,6 +46,28 @@ paste <(echo "$red_s") <(echo "$red_n") | while read -r name s _ n; do
     print line }'
 done
 
+# The memory bounds of three of those rows, in C (tests/bench/memory_bounds.c), right after them.
+if command -v "${CC:-cc}" >/dev/null; then
+  echo "== memory bounds in C of 64 MiB (tests/bench/memory_bounds.c: best of 10; ratio = shard / bound, 1 is at the bound)"
+  "${CC:-cc}" -O3 -march=native -pthread "$here/memory_bounds.c" -o "$build/memory_bounds_bench"
+  bounds=$("$build/memory_bounds_bench")
+  printf '%s\n%s\n' "$red_s" "$bounds" | awk '
+    { t[$1] = $2 }
+    END {
+      ms = 1e3
+      printf "memcpy, 1 thread           %8.2f ms\n", t["memcpy_1thread"] * ms
+      printf "transpose_add              shard %8.2f ms   C, same tiles, 2 threads: streaming stores %8.2f ms, ordinary %8.2f ms (1 thread, streaming %.2f ms)   shard/C %.3gx   shard/memcpy %.3gx\n",
+             t["transpose_add"] * ms, t["transpose_add_2threads_nt"] * ms, t["transpose_add_2threads_plain"] * ms, t["transpose_add_1thread_nt"] * ms,
+             t["transpose_add"] / t["transpose_add_2threads_nt"], t["transpose_add"] / t["memcpy_1thread"]
+      printf "add_one                    shard %8.2f ms   C, 2 threads %8.2f ms   shard/C %.3gx\n",
+             t["add_one"] * ms, t["add_one_2threads"] * ms, t["add_one"] / t["add_one_2threads"]
+      printf "max_last                   shard %8.2f ms   C read, 2 threads %8.2f ms   shard/C %.3gx\n",
+             t["max_last"] * ms, t["read_2threads"] * ms, t["max_last"] / t["read_2threads"]
+      printf "sum_first_1dev             shard %8.2f ms   C read, 1 thread %8.2f ms   shard/C %.3gx\n",
+             t["sum_first_1dev"] * ms, t["read_1thread"] * ms, t["sum_first_1dev"] / t["read_1thread"]
+    }'
+fi
+
 echo "== placement (512 MiB host <-> 8 devices; numpy copies the bytes once: the memcpy bound)"
 side_by_side "$here/placement.shard" "$here/numpy_placement.py"
 
