@@ -67,6 +67,7 @@ void add(ModuleObj& m, const std::string& name, interp::NativeFn fn);
 void add_creation_functions(Interp& I, ModuleObj& m);  // numpy_module.cpp
 void add_math_functions(Interp& I, ModuleObj& m);      // numpy_math.cpp
 void fill_random_module(Interp& I, ModuleObj& m);      // numpy_random.cpp (numpy.random)
+void register_linalg_module();                         // numpy_linalg.cpp (numpy.linalg)
 void add_io_functions(Interp& I, ModuleObj& m);        // numpy_io.cpp
 void add_indexing_functions(Interp& I, ModuleObj& m);  // jnp_module_indexing.cpp (shared with jnp)
 void add_nan_stats_functions(Interp& I, ModuleObj& m); // jnp_module_nan_stats.cpp (shared with jnp)

@@ -390,6 +390,7 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   add_contraction_functions(I, m);
   m.dict.set("random", I.import_module("numpy.random", I.current_loc()));
   m.dict.set("fft", I.import_module("numpy.fft", I.current_loc()));  // fft_module.cpp
+  m.dict.set("linalg", I.import_module("numpy.linalg", I.current_loc()));  // numpy_linalg.cpp
   add_io_functions(I, m);
 }
 
@@ -402,6 +403,7 @@ namespace shard::api {
 void register_numpy_module() {
   interp::Interp::register_builtin_module("numpy", np::fill_numpy);
   interp::Interp::register_builtin_module("numpy.random", np::fill_random_module);
+  np::register_linalg_module();
 }
 
 }  // namespace shard::api
