@@ -36,7 +36,8 @@ ValueId sqrt_(Trace& t, ValueId x) { return unary(t, "sqrt", EwOp::Sqrt, x); }
 ValueId floor_(Trace& t, ValueId x) { return unary(t, "floor", EwOp::Floor, x); }
 ValueId abs_(Trace& t, ValueId x) { return unary(t, "abs", EwOp::Abs, x); }
 ValueId isnan_(Trace& t, ValueId x) { return binary(t, "ne", EwOp::Ne, x, x); }
-ValueId any_(Trace& t, ValueId pred) { return reduce(t, "reduce_or", ReduceKind::Or, pred, {}, false); }
+// A scalar is its own any (and a rank-0 reduce_or would batch as a reduction of the batch).
+ValueId any_(Trace& t, ValueId pred) { return t.type(pred).rank() == 0 ? pred : reduce(t, "reduce_or", ReduceKind::Or, pred, {}, false); }
 ValueId key_at(Trace& t, ValueId keys, int64_t i) { return index_dims(t, keys, {0}, {i}); }
 ValueId unit_uniform(Trace& t, ValueId key, const Shape& shape, DType d) {
   ValueId lo = c(t, 0, d), hi = c(t, 1, d);

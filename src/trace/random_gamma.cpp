@@ -191,7 +191,8 @@ ValueId gamma_impl(Trace& t, ValueId key, ValueId a, bool log_space) {
 
 // ---- lax.random_gamma_grad (JAX's random_gamma_grad_impl) ---------------------------------
 
-ValueId any_(Trace& t, ValueId pred) { return reduce(t, "reduce_or", ReduceKind::Or, pred, {}, false); }
+// A scalar is its own any (and a rank-0 reduce_or would batch as a reduction of the batch).
+ValueId any_(Trace& t, ValueId pred) { return t.type(pred).rank() == 0 ? pred : reduce(t, "reduce_or", ReduceKind::Or, pred, {}, false); }
 
 // The series of igamma for x <= max(1, a), in the mode that gives d sample / d a.
 ValueId igamma_series_sample_derivative(Trace& t, ValueId x, ValueId a, ValueId enabled, DType dt) {

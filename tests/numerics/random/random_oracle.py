@@ -171,6 +171,11 @@ def sampler_cases():
                     f"out_specs=P('x'))(jax.random.split({key}, 4), jnp.array({arr}))",
                     lambda k=k, arr=arr: np.concatenate([ref.gamma(kk, np.array(arr[2 * i:2 * i + 2]), (2,)) for i, kk in enumerate(ref.split(k, 4))]),
                     v, None))
+        va = [0.3, 1.0, 2.5, 8.0]
+        out.append((f"vmapgammagrad{s}", f"jax.vmap(jax.grad(lambda a: jax.random.gamma({key}, a)))(jnp.array({va}))",
+                    lambda k=k, va=va: np.concatenate([ref.gamma_sample_grad(a, ref.gamma(k, a, (1,))) for a in va]), "grad", None))
+        out.append((f"vmappoisson{s}", f"jax.vmap(lambda lam: jax.random.poisson({key}, lam, (2,)))(jnp.array([1.0, 9.0, 12.0, 300.0]))",
+                    lambda k=k: np.stack([ref.poisson(k, lam, (2,)) for lam in [1.0, 9.0, 12.0, 300.0]]), "exact", None))
         out.append((f"vmapgamma{s}", f"jax.vmap(lambda k: jax.random.gamma(k, 2.0, (3,)))(jax.random.split({key}, 4))",
                     lambda k=k: np.stack([ref.gamma(kk, 2.0, (3,)) for kk in ref.split(k, 4)]), v, None))
     # lax.random_gamma_grad on a grid that takes both its series and its continued fraction
