@@ -855,15 +855,28 @@ Shape infer_shape(Interp& I, const Shape& from, int64_t first) {
   return {first, total / first};
 }
 
+// numpy.dot of 1-D / 2-D host arrays (numpy's promotion; its "not aligned" message).
+Value dot2(Interp& I, const Value& lv, const Value& rv) {
+  Operand l = operand(I, lv), r = operand(I, rv);
+  const Shape ls = l.array->type.shape(), rs = r.array->type.shape();
+  const int64_t lk = static_cast<int64_t>(ls.size()) - 1;
+  if (ls.back() != rs.front())
+    I.raise("ValueError", fmt::format("shapes {} and {} not aligned: {} (dim {}) != {} (dim 0)", np_shape(ls), np_shape(rs), ls.back(), lk,
+                                      rs.front()));
+  const DType dt = result_type({l, r});
+  return result(run1(I, "dot", {l.array, r.array}, [&](Trace& t, const Ids& ids) {
+    return Ids{trace::matmul(t, cast(t, ids[0], dt), cast(t, ids[1], dt))};
+  }));
+}
+
 Value multi_dot(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "multi_dot", {"arrays", "*", "out="});
   if (p.get("out") && p.get("out")->kind != ObjKind::None) I.raise("NotImplementedError", "numpy.linalg.multi_dot: out= is not supported by shard");
   auto items = I.to_vector(p.get("arrays"));
   const size_t n = items.size();
   if (n < 2) I.raise("ValueError", "Expecting at least two arrays.");
-  Value dot = numpy_fn(I, "dot");
-  auto mul = [&](const Value& l, const Value& r) { return I.call(dot, std::vector<Value>{l, r}); };
-  if (n == 2) return mul(items[0], items[1]);
+  if (n == 2) return I.call(numpy_fn(I, "dot"), std::vector<Value>{items[0], items[1]});
+  auto mul = [&](const Value& l, const Value& r) { return dot2(I, l, r); };
   std::vector<exec::ArrayRef> arrs;
   for (auto& v : items) arrs.push_back(host_array(I, v));
   const size_t nd_first = arrs.front()->type.rank(), nd_last = arrs.back()->type.rank();
