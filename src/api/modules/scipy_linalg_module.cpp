@@ -491,6 +491,50 @@ Value module_fn(Interp& I, const char* module, const char* name) { return I.geta
 
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
   add_structured_matrices(m);
+  // qr_multiply: Q @ c (left) or c @ Q (right, its first k columns) with R, from the complete QR.
+  def_jnp(m, "qr_multiply", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "qr_multiply", {"a", "c", "mode=", "pivoting=", "conjugate=", "overwrite_a=", "overwrite_c="});
+    const std::string mode = p.get("mode") ? I.str(p.get("mode")) : "right";
+    if (bool_arg(I, p.get("pivoting"), false)) I.raise("NotImplementedError", "jax.scipy.linalg.qr_multiply: pivoting=True is not supported");
+    if (mode != "right" && mode != "left") I.raise("ValueError", fmt::format("mode must be 'right' or 'left', got {}", I.repr(p.get("mode"))));
+    auto r = apply_multi(I, "qr_multiply", {p.get("a"), p.get("c")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      auto [x, c] = inexact_pair(t, ids[0], ids[1]);
+      const bool onedim = t.type(c).rank() == 1;
+      if (onedim) c = trace::expand_dims(t, c, {mode == "left" ? -1 : 0});
+      const auto xt = t.type(x), ct = t.type(c);
+      la::require_matrix(xt, "qr");
+      const int64_t rows = xt.shape()[xt.rank() - 2], cols = xt.shape()[xt.rank() - 1], k = std::min(rows, cols);
+      if (mode == "left" && ct.shape()[ct.rank() - 2] != k)
+        throw types::ShardingError("ValueError", fmt::format("Array shapes are not compatible for Q @ c operation: a has shape {} so Q has {} "
+                                                             "columns, but c has {} rows (expected {}).", types::py_int_tuple(xt.shape()), k,
+                                                             ct.shape()[ct.rank() - 2], k));
+      if (mode == "right" && ct.shape().back() != rows)
+        throw types::ShardingError("ValueError", fmt::format("Array shapes are not compatible for c @ Q operation: a has shape {} so Q has {} "
+                                                             "rows, but c has {} columns (expected {}).", types::py_int_tuple(xt.shape()),
+                                                             rows, ct.shape().back(), rows));
+      auto d = trace::qr(t, x, true);
+      const size_t rk = xt.rank();
+      types::Shape lo(rk, 0), hi = xt.shape(), st(rk, 1);
+      ValueId cq;
+      if (mode == "left") {
+        hi[rk - 2] = rows;
+        hi[rk - 1] = k;
+        cq = la::matmul(t, trace::slice(t, d.q, lo, hi, st), c);  // Q[:, :k] @ c
+      } else {
+        ValueId full = la::matmul(t, c, d.q);
+        const auto ft = t.type(full);
+        types::Shape flo(ft.rank(), 0), fhi = ft.shape(), fst(ft.rank(), 1);
+        fhi.back() = k;
+        cq = trace::slice(t, full, flo, fhi, fst);
+      }
+      if (onedim) cq = trace::reshape(t, cq, {types::shape_product(t.type(cq).shape())});
+      hi = t.type(d.r).shape();
+      hi[rk - 2] = k;
+      ValueId rr = la::triu(t, trace::slice(t, d.r, lo, hi, st));
+      return std::vector<ValueId>{cq, rr};
+    });
+    return interp::make_tuple(r);
+  });
   // expm_frechet: jax.jvp of expm, as JAX computes it.
   def_jnp(m, "expm_frechet", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "expm_frechet", {"A", "E", "*", "method=", "compute_expm="});

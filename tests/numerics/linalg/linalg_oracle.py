@@ -427,6 +427,14 @@ add("scipy expm_frechet", "jax.scipy.linalg.expm_frechet(A / 4, B[:, :1] @ B[:, 
 add("scipy expm_frechet expm", "jax.scipy.linalg.expm_frechet(A / 4, A)[0]", lambda x: expm_ref(x["A"] / 4), 1e-4)
 add("scipy expm_frechet batched", "jax.scipy.linalg.expm_frechet(AB / 8, AB / 8, compute_expm=False)",
     lambda x: np.stack([frechet_ref(a / 8, a / 8) for a in x["AB"].astype(np.float64)]), 1e-3)
+add("scipy qr_multiply right", "(lambda f: jnp.abs(f[0]))(jax.scipy.linalg.qr_multiply(T, T[:, 0]))",
+    lambda x: np.abs(x["T"][:, 0].astype(np.float64) @ np.linalg.qr(x["T"].astype(np.float64))[0]))
+add("scipy qr_multiply r", "jnp.abs(jax.scipy.linalg.qr_multiply(T, T[:, 0])[1])",
+    lambda x: np.abs(np.linalg.qr(x["T"].astype(np.float64))[1]))
+add("scipy qr_multiply left reconstruct", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.qr_multiply(T, jnp.eye(4), mode='left'))",
+    lambda x: x["T"])
+add("scipy qr_multiply right batched", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.qr_multiply(AB, AB))",  # AB Q R = AB AB
+    lambda x: x["AB"].astype(np.float64) @ x["AB"], 1e-3)
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
