@@ -192,6 +192,25 @@ ValueId loggamma(Trace& t, ValueId x) {
   return where(t, pos, r, cst(t, NAN, x));
 }
 
+ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter) {
+  z = to_float(t, z);
+  auto c = [&](double x) { return cst(t, x, z); };
+  ValueId f0 = c(0), f1 = c(1e-16), bs = c(0);
+  std::vector<ValueId> vals(static_cast<size_t>(n_iter + 1));
+  for (int64_t k = n_iter; k >= 0; --k) {  // the scan over iota(n_iter + 1), reversed
+    ValueId two_k1 = c(2.0 * (static_cast<double>(k) + 1.0));
+    ValueId f = bin(t, EwOp::Sub, bin(t, EwOp::Div, bin(t, EwOp::Mul, two_k1, f1), z), f0);
+    if (k % 2 == 0) bs = bin(t, EwOp::Add, bs, bin(t, EwOp::Mul, c(2), f));
+    f0 = f1;
+    f1 = f;
+    vals[static_cast<size_t>(k)] = f;
+  }
+  ValueId norm = bin(t, EwOp::Sub, bs, vals[0]);
+  std::vector<ValueId> out;
+  for (int64_t k = 0; k <= v && k <= n_iter; ++k) out.push_back(expand_dims(t, bin(t, EwOp::Div, vals[static_cast<size_t>(k)], norm), {0}));
+  return out.size() == 1 ? out[0] : concatenate(t, out, 0);
+}
+
 SignedLogSumExp logsumexp_signed(Trace& t, ValueId a, std::vector<int64_t> axes, bool keepdims, std::optional<ValueId> b,
                                  std::optional<ValueId> where_mask) {
   std::optional<ValueId> mask;

@@ -33,6 +33,9 @@ ValueId boxcox1p(Trace& t, ValueId x, ValueId lmbda);
 ValueId comb(Trace& t, ValueId n, ValueId k, bool repetition);
 // log Gamma(x) for real x: lgamma where x > 0, NaN elsewhere.
 ValueId loggamma(Trace& t, ValueId x);
+// jax.scipy.special.bessel_jn: J_0..J_v at z by JAX's backward (Miller) recurrence of n_iter + 1
+// steps, normalised by J_0 + 2 sum J_2k = 1; shape (v + 1,) + z.shape.
+ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter);
 // jax.scipy.special.logsumexp with JAX's `where` (elements left out) and b (a where b is 0
 // left out): (log|sum b exp(a)|, sign of the sum) over `axes` (empty: all).
 struct SignedLogSumExp {

@@ -249,6 +249,17 @@ void fill_special(Interp&, ModuleObj& m) {
     });
   });
   def_fn(m, "bernoulli", bernoulli);
+  def_fn(m, "bessel_jn", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "bessel_jn", {"z", "*", "v", "n_iter="});
+    Value vv = p.get("v");
+    if (!vv || !(vv->kind == interp::ObjKind::Int || vv->kind == interp::ObjKind::Bool))
+      I.raise("TypeError", fmt::format("'{}' object cannot be interpreted as an integer", I.type_name(vv)));
+    const int64_t v = int_arg(I, vv, "v");
+    const int64_t n_iter = p.get("n_iter") ? int_arg(I, p.get("n_iter"), "n_iter") : 50;
+    return apply(I, "bessel_jn", {elementwise_operand(I, p.get("z"), "bessel_jn")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      return std::vector<ValueId>{trace::bessel_jn(t, ids[0], v, n_iter)};
+    });
+  });
   def_fn(m, "softmax", nn_alias("softmax"));
   def_fn(m, "log_softmax", nn_alias("log_softmax"));
   def_unary(m, "erf", primitive(EwOp::Erf));

@@ -177,6 +177,17 @@ def zeta_d(x, q):
     return s
 
 
+def bessel_j_d(n, x):
+    term = (x / 2) ** n / math.factorial(n)
+    s, k = term, 0
+    while True:
+        k += 1
+        term = -term * (x / 2) ** 2 / (k * (k + n))
+        s += term
+        if abs(term) < D(10) ** -(PREC - 5) and k > x:
+            return s
+
+
 def zeta_grad_x_d(x, q):
     h = D(10) ** -20
     return (zeta_d(x + h, q) - zeta_d(x - h, q)) / (2 * h)
@@ -258,6 +269,7 @@ U = RNG.uniform
 GA = np.concatenate([U(0.05, 3, 40), U(3, 60, 40), U(0.5, 30, 16)])
 GX = np.concatenate([U(0.01, 6, 40), U(0.5, 60, 40), GA[-16:] * U(0.8, 1.25, 16)])
 GA, GX = _pad8(GA, GX)
+BJZ = np.concatenate([U(5, 20, 56), [5, 8, 10, 12.5, 15, 18, 20, 7.5]])
 LAM = np.concatenate([U(-2, 2, len(GA) - 8), [0, 0, 1, -1, 0.5, 1e-6, -1e-6, 2]])
 # betainc (a, b, x)
 BA = np.concatenate([U(0.1, 5, 48), U(5, 60, 24)])
@@ -319,6 +331,10 @@ CASES = [
     # d/dx zeta by JAX's series expansion (N = M = 8 terms in float32, 16 in float64): its
     # truncation is below the float32 rounding for q + 8 >= 8; the terms' roundings in the dtype
     ("grad zeta x", "jax.grad(lambda v: jss.zeta(v, zq).sum())(zx)", ["zx", "zq"], dec(zeta_grad_x_d), 64, "zeta_dx@dtype", 8),
+    # JAX's backward recurrence for J_n (n_iter = 50 steps from 1e-16, normalised): absolute
+    # accuracy, so the scale is 1 / |J| (float32 overflows below z ~ 5, as JAX's does)
+    ("bessel_jn v=0", "jss.bessel_jn(bjz, v=3)[0]", ["bjz"], dec(lambda x: bessel_j_d(0, x)), 64, "absolute@dtype", 8),
+    ("bessel_jn v=3", "jss.bessel_jn(bjz, v=3)[3]", ["bjz"], dec(lambda x: bessel_j_d(3, x)), 64, "absolute@dtype", 8),
     # compositions of JAX's formulas, in the dtype
     ("boxcox", "jss.boxcox(gx, lam)", ["gx", "lam"], dec(lambda x, l: ((l * x.ln()).exp() - 1) / l if l != 0 else x.ln()), 8,
      "boxcox@dtype", 4),
@@ -362,7 +378,7 @@ SPECIAL = [
 
 
 def inputs(dtype):
-    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
+    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
          "eix": EIX, "eixabs": np.abs(EIX), "nn": NN, "nx": NX}
     return {k: np.asarray(a, dtype) for k, a in v.items()}
 
@@ -392,6 +408,8 @@ def scales(kind, args, ref):
     if kind == "zeta":
         zx, zq = a
         return np.abs(zx * np.log(zq))
+    if kind == "absolute":
+        return 16 / r
     if kind == "zeta_dx":  # the terms (a + k)^-x log(a + k), summed with alternating signs in the tail
         zx, zq = a
         return (np.abs(zx * np.log(zq)) + 2) * (1 + np.abs(np.log(zq + 8)) * 4) + 16
