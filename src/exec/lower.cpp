@@ -176,10 +176,19 @@ class Lowering {
       case OpKind::Concatenate: return lower_concatenate(op);
       case OpKind::While: case OpKind::Scan: case OpKind::Cond: return lower_control(op);
       case OpKind::HostCallback: {
-        std::vector<ir::ArrayType> types;
-        for (auto v : op.operands) types.push_back(type(v));
-        Step s = make_step(op);
         const auto& callback = op.attr<ir::attr::HostCallback>();
+        std::vector<ir::ArrayType> types;
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          ir::ArrayType t = type(op.operands[i]);
+          // a complex value lowered to its parts (a trailing dim of 2) is handed back as itself
+          if (i < callback.complex_operands.size() && types::is_complex(callback.complex_operands[i])) {
+            types::Shape s = t.shape();
+            s.pop_back();
+            t = ir::ArrayType(callback.complex_operands[i], s);
+          }
+          types.push_back(t);
+        }
+        Step s = make_step(op);
         s.run = [types, cb = std::static_pointer_cast<const HostCallback>(callback.callable), varying = callback.varying](
                     const StepContext& ctx, const std::vector<const void*>& in, const std::vector<void*>&) {
           if (!ctx.callbacks) return;

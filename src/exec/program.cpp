@@ -21,7 +21,10 @@ jit::KernelJit& kernel_jit() {
 
 Executable::Executable(const ir::Function& local, types::Mesh mesh) : mesh_(std::move(mesh)) {
   lower_function(*this, local, param_slots_, result_slots_);
+  // The bytes the program touches: what its steps write, and its inputs (a reduction's
+  // output is small; it is what it reads that makes running the devices in parallel pay).
   size_t bytes = 0;
+  for (auto p : local.params) bytes += static_cast<size_t>(local.type(p).num_elements()) * types::dtype_size(local.type(p).dtype());
   bool nested = false, repeats = false;
   for (const auto& st : steps_) {
     for (auto b : st.out_bytes) bytes += b;

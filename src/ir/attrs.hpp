@@ -203,7 +203,10 @@ struct HostCallback {
   Names identity;  // what identifies the callback (format, Python values): compared, hashed
   bool varying = false;  // operands vary over manual axes: every device calls back
   std::shared_ptr<const void> callable;  // exec::HostCallback; equal identities call alike
-  SHARD_ATTR_FIELDS(HostCallback, identity, varying)
+  // Set by the complex lowering (spmd/lower_complex): operand i holds the parts of a complex
+  // value of dtype complex_operands[i] (empty, or an entry that is not complex: as typed).
+  std::vector<types::DType> complex_operands;
+  SHARD_ATTR_FIELDS(HostCallback, identity, varying, complex_operands)
 };
 // The rules are callables of the autodiff layer (autodiff/custom_rules.hpp); `identity`
 // names the Python function they come from (compared, hashed).

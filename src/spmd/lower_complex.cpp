@@ -501,6 +501,12 @@ class Lowering {
       }
       case OpKind::DynamicUpdateSlice: operands.push_back(constant(DType::I32, 0, {})); break;
       case OpKind::Fft: break;  // the kernel reads and writes the interleaved parts
+      case OpKind::HostCallback: {  // the callback gets the values back as complex arrays
+        auto h = op.attr<ir::attr::HostCallback>();
+        for (auto v : op.operands) h.complex_operands.push_back(src_.type(v).dtype());
+        attrs = h;
+        break;
+      }
       default: unsupported(op);
     }
     std::vector<ArrayType> results;

@@ -103,7 +103,15 @@ std::string type_diff_str(Interp& I, const TreeDef& def, const std::vector<Array
   return diff_text(I, def, a, b, pos, true);
 }
 
-bool same_type_ignoring_weak(const ArrayType& a, const ArrayType& b) { return a.with_weak_type(false) == b.with_weak_type(false); }
+bool same_type_ignoring_weak(const ArrayType& a, const ArrayType& b) {
+  if (a.with_weak_type(false) == b.with_weak_type(false)) return true;
+  // An unsharded, non-varying value is the same type on any mesh: a value from outside a
+  // mesh context and one made inside it (a constant picks up the context mesh) agree.
+  auto plain = [](const ArrayType& t) {
+    return !t.is_sharded() && t.vma().empty() && t.spec().unreduced().empty() && t.spec().reduced().empty();
+  };
+  return plain(a) && plain(b) && a.dtype() == b.dtype() && a.shape() == b.shape();
+}
 
 std::string py_shape(const types::Shape& s) {
   if (s.size() == 1) return fmt::format("({},)", s[0]);
