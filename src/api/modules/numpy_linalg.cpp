@@ -14,6 +14,7 @@
 #include <iostream>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include "api/modules/numpy_internal.hpp"
 #include "ast/source.hpp"
@@ -69,7 +70,7 @@ DType common_type(Interp& I, const char* fn, const std::vector<exec::ArrayRef>& 
     const DType d = x->type.dtype();
     if (types::is_complex(d))
       I.raise("NotImplementedError", fmt::format("numpy.linalg.{} of complex arrays is not supported by shard yet (there is no complex "
-                                                 "LAPACK kernel); its real and float arrays are",
+                                                 "LAPACK kernel); numpy.linalg takes float32, float64, int and bool arrays",
                                                  fn));
     if (types::is_float(d)) {
       if (d == DType::F64) r = DType::F64;
@@ -401,17 +402,48 @@ trace::SvdResult svd_body(Trace& t, ValueId a, bool full, bool uv, DType rt) {
   return d;
 }
 
+// numpy's svd(hermitian=True): the eigendecomposition (in `rt`), the singular values |w| in
+// descending order (argsort ascending, reversed), the signs of w moved into vt.
+trace::SvdResult hermitian_svd(Trace& t, ValueId a, bool uv, DType rt) {
+  auto e = trace::eigh(t, cast(t, a, DType::F64), true);
+  ValueId w = cast(t, e.w, rt);
+  const auto wt = t.type(w);
+  const int64_t last = static_cast<int64_t>(wt.rank()) - 1, n = wt.shape().back();
+  ValueId s = abs_of(t, w);
+  if (!uv) return {trace::rev(t, trace::sort(t, s, last), {last})};
+  ValueId idx = trace::rev(t, trace::argsort(t, s, last), {last});
+  // onehot[..., i, j] = (idx[..., j] == i): column j of the result is column idx[j].
+  Shape sq = wt.shape();
+  sq.push_back(n);
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < last; ++d) dims.push_back(d);
+  dims.push_back(last + 1);
+  ValueId onehot = ew(t, EwOp::Eq, trace::broadcast_in_dim(t, idx, sq, dims), trace::iota(t, DType::I32, sq, last, std::nullopt));
+  auto take = [&](ValueId v) {  // v[..., idx] over the last dim
+    ValueId col = trace::broadcast_in_dim(t, v, sq, [&] {
+      std::vector<int64_t> d;
+      for (int64_t k = 0; k <= last; ++k) d.push_back(k);
+      return d;
+    }());
+    return trace::reduce(t, "svd", ReduceKind::Sum, trace::where(t, onehot, col, zeros(t, sq, rt)), {last}, false);
+  };
+  ValueId u = trace::linalg::matmul(t, cast(t, e.v, rt), trace::convert(t, onehot, {rt, false}));
+  ValueId sgn = take(trace::unary(t, "sign", EwOp::Sign, w));
+  ValueId vt = trace::linalg::mT(t, ew(t, EwOp::Mul, u, trace::expand_dims(t, sgn, {last})));
+  return {take(s), u, vt};
+}
+
 Value svd(Interp& I, CallArgs& a) {
   interp::ArgParser p(I, a, "svd", {"a", "full_matrices=", "compute_uv=", "hermitian="});
   const bool full = bool_arg(I, p.get("full_matrices"), true), uv = bool_arg(I, p.get("compute_uv"), true);
   auto x = host_array(I, p.get("a"));
-  if (bool_arg(I, p.get("hermitian"), false))
-    I.raise("NotImplementedError", "numpy.linalg.svd: hermitian=True is not supported by shard yet; use hermitian=False (the default)");
+  const bool hermitian = bool_arg(I, p.get("hermitian"), false);
   assert_stacked_2d(I, x);
+  if (hermitian) assert_stacked_square(I, x);
   const DType rt = common_type(I, "svd", {x});
-  check_svd_input(I, x);
+  if (!hermitian) check_svd_input(I, x);
   auto r = run(I, "svd", {x}, [&](Trace& t, const Ids& ids) {
-    auto d = svd_body(t, ids[0], full, uv, rt);
+    auto d = hermitian ? hermitian_svd(t, ids[0], uv, rt) : svd_body(t, ids[0], full, uv, rt);
     if (!uv) return Ids{d.s};
     return Ids{d.u, d.s, d.vt};
   });
@@ -584,7 +616,7 @@ exec::ArrayRef norm_input(Interp& I, const Value& v) {
   auto x = host_array(I, v);
   const DType d = x->type.dtype();
   if (types::is_complex(d))
-    I.raise("NotImplementedError", "numpy.linalg.norm of complex arrays is not supported by shard yet; its real and float arrays are");
+    I.raise("NotImplementedError", "numpy.linalg.norm of complex arrays is not supported by shard yet; it takes real arrays");
   return x;
 }
 
@@ -615,13 +647,13 @@ Value pinv(Interp& I, CallArgs& a) {
     out.push_back(s[s.size() - 2]);
     return wrap(run1(I, "pinv", {}, [&](Trace& t, const Ids&) { return Ids{zeros(t, out, x->type.dtype())}; }), true);
   }
-  if (bool_arg(I, p.get("hermitian"), false))
-    I.raise("NotImplementedError", "numpy.linalg.pinv: hermitian=True is not supported by shard yet; use hermitian=False (the default)");
+  const bool hermitian = bool_arg(I, p.get("hermitian"), false);
   assert_stacked_2d(I, x);
+  if (hermitian) assert_stacked_square(I, x);
   const DType rt = common_type(I, "pinv", {x});
-  check_svd_input(I, x);
+  if (!hermitian) check_svd_input(I, x);
   return wrap(run1(I, "pinv", {x, rc}, [&](Trace& t, const Ids& ids) {
-    auto d = svd_body(t, ids[0], false, true, rt);
+    auto d = hermitian ? hermitian_svd(t, ids[0], true, rt) : svd_body(t, ids[0], false, true, rt);
     const int64_t last = static_cast<int64_t>(t.type(d.s).rank()) - 1;
     ValueId rcond = trace::expand_dims(t, cast(t, ids[1], rt), {static_cast<int64_t>(rc->type.rank())});
     ValueId cutoff = ew(t, EwOp::Mul, rcond, trace::reduce(t, "pinv", ReduceKind::Max, d.s, {last}, true));
@@ -782,7 +814,9 @@ Value lstsq(Interp& I, CallArgs& args) {
   const Value rv = p.get("rcond");
   if (!rv) {
     const ast::Loc loc = I.current_loc();
-    std::cerr << fmt::format("{}:{}: FutureWarning: `rcond` parameter will change to the default of machine precision times ``max(M, N)`` "
+    static std::set<std::pair<uint32_t, uint32_t>> warned;  // once per call site, as Python's default warning filter
+    if (warned.insert({loc.file, loc.line}).second)
+      std::cerr << fmt::format("{}:{}: FutureWarning: `rcond` parameter will change to the default of machine precision times ``max(M, N)`` "
                              "where M and N are the input matrix dimensions.\nTo use the future default and silence this warning we "
                              "advise to pass `rcond=None`, to keep using the old, explicitly pass `rcond=-1`.\n",
                              loc.file ? ast::source(loc.file).name : "<unknown>", loc.line);

@@ -81,7 +81,10 @@ for e in ["L.qr(T)", "L.qr(T, mode='complete')", "L.qr(W)", "L.qr(W, 'complete')
 # svd
 for e in ["L.svd(T)", "L.svd(T, full_matrices=False)", "L.svd(W)", "L.svd(W, False)", "L.svd(AB, compute_uv=False)",
           "L.svd(AB)", "L.svd(FT, compute_uv=False)", "L.svd(FT, full_matrices=False)", "L.svd(I)", "L.svd(R, compute_uv=False)",
-          "L.svd(np.array([[np.inf, 0.], [0., 1.]]), compute_uv=False)"]:
+          "L.svd(np.array([[np.inf, 0.], [0., 1.]]), compute_uv=False)", "L.svd(S, hermitian=True)",
+          "L.svd(S - 8 * np.eye(5), hermitian=True)", "L.svd(SB - 6 * np.eye(4), hermitian=True)",
+          "L.svd(S - 8 * np.eye(5), compute_uv=False, hermitian=True)", "L.svd(FS - 8 * np.eye(5), hermitian=True)",
+          "L.svd(np.diag([2., 0., -3.]), hermitian=True)"]:
     add(e)
 # eigh, eigvalsh
 for e in ["L.eigh(S)", "L.eigh(S, UPLO='U')", "L.eigh(S, 'u')", "L.eigh(np.tril(S))", "L.eigh(SB)", "L.eigh(FS)", "L.eigh(I)",
@@ -99,7 +102,8 @@ for e in ["L.norm(A)", "L.norm(b)", "L.norm(b, 1)", "L.norm(b, np.inf)", "L.norm
     add(e)
 # pinv
 for e in ["L.pinv(T)", "L.pinv(W)", "L.pinv(R, rcond=1e-10)", "L.pinv(R, 0.5)", "L.pinv(AB)", "L.pinv(FT)", "L.pinv(np.ones((3, 4)))",
-          "L.pinv(np.zeros((2, 0)))", "L.pinv(I)", "L.pinv(AB, rcond=np.array([0.1, 0.2, 0.3]))"]:
+          "L.pinv(np.zeros((2, 0)))", "L.pinv(I)", "L.pinv(AB, rcond=np.array([0.1, 0.2, 0.3]))",
+          "L.pinv(S - 8 * np.eye(5), hermitian=True)", "L.pinv(np.diag([2., 0., -3.]), hermitian=True)"]:
     add(e)
 # matrix_power
 for e in ["L.matrix_power(A, 0)", "L.matrix_power(A, 1)", "L.matrix_power(A, 2)", "L.matrix_power(A, 3)", "L.matrix_power(A, 5)",
@@ -109,7 +113,8 @@ for e in ["L.matrix_power(A, 0)", "L.matrix_power(A, 1)", "L.matrix_power(A, 2)"
 # matrix_rank
 for e in ["L.matrix_rank(A)", "L.matrix_rank(R)", "L.matrix_rank(AB)", "L.matrix_rank(R, tol=0.5)", "L.matrix_rank(R, 1e-8)",
           "L.matrix_rank(np.ones(3))", "L.matrix_rank(np.zeros(3))", "L.matrix_rank(S, hermitian=True)", "L.matrix_rank(FT)",
-          "L.matrix_rank(np.eye(4))", "L.matrix_rank(np.ones((2, 3, 3)))", "L.matrix_rank(I)", "L.matrix_rank(5)"]:
+          "L.matrix_rank(np.eye(4))", "L.matrix_rank(np.ones((2, 3, 3)))", "L.matrix_rank(I)", "L.matrix_rank(5)",
+          "L.matrix_rank(R.T @ R, hermitian=True)", "L.matrix_rank(S - 8 * np.eye(5), hermitian=True)"]:
     add(e)
 # lstsq
 for e in ["L.lstsq(T, y, rcond=None)", "L.lstsq(T, Y, rcond=None)", "L.lstsq(W, b[:3], rcond=None)", "L.lstsq(R, y[:5], rcond=None)",
