@@ -101,8 +101,8 @@ ValueId dirichlet(Trace& t, ValueId key, ValueId alpha, const Shape& shape, DTyp
 ValueId chisquare(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype, bool approximate = false);
 ValueId f(Trace& t, ValueId key, ValueId dfnum, ValueId dfden, const Shape& shape, DType dtype);
 ValueId student_t(Trace& t, ValueId key, ValueId df, const Shape& shape, DType dtype);
-// p and 1/p (a Python float's reciprocal is taken in double, as JAX takes it in Python).
-ValueId generalized_normal(Trace& t, ValueId key, ValueId p, ValueId inv_p, const Shape& shape, DType dtype);
+// 1/p (and p): a Python number's reciprocal is taken in double, as JAX takes it in Python.
+ValueId generalized_normal(Trace& t, ValueId key, ValueId inv_p, const Shape& shape, DType dtype);
 // int_p: p was a Python int, so |g| ** p is lax.integer_pow (as jnp's ** makes it).
 ValueId ball(Trace& t, ValueId key, int64_t d, ValueId p, ValueId inv_p, std::optional<int64_t> int_p, const Shape& shape,
              DType dtype);

@@ -460,8 +460,7 @@ ValueId student_t(Trace& t, ValueId key, ValueId df, const Shape& shape, DType d
   return mul(t, n, sqrt_(t, div(t, half_df, g)));
 }
 
-ValueId generalized_normal(Trace& t, ValueId key, ValueId p, ValueId inv_p, const Shape& shape, DType dtype) {
-  (void)p;
+ValueId generalized_normal(Trace& t, ValueId key, ValueId inv_p, const Shape& shape, DType dtype) {
   ValueId keys = split(t, key, {2});
   ValueId g = gamma(t, key_at(t, keys, 0), inv_p, shape, dtype, false);
   ValueId r = rademacher(t, key_at(t, keys, 1), shape, dtype);
@@ -473,7 +472,7 @@ ValueId ball(Trace& t, ValueId key, int64_t d, ValueId p, ValueId inv_p, std::op
   ValueId keys = split(t, key, {2});
   Shape gshape = shape;
   gshape.push_back(d);
-  ValueId g = generalized_normal(t, key_at(t, keys, 0), p, inv_p, gshape, dtype);
+  ValueId g = generalized_normal(t, key_at(t, keys, 0), inv_p, gshape, dtype);
   ValueId e = exponential(t, key_at(t, keys, 1), shape, dtype);
   ValueId mag = abs_(t, g);
   ValueId powered = int_p ? integer_pow(t, mag, *int_p) : power(t, "power", mag, p);

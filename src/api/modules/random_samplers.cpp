@@ -244,7 +244,7 @@ Value r_generalized_normal(Interp& I, CallArgs& a) {
   return apply(I, "generalized_normal", ops, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
     ValueId inv = inverse_in_trace(t, pp, g.ids, 1);
-    return one_id(placed(t, random::generalized_normal(t, g.ids[0], g.ids[1], inv, shape, dt), out, g));
+    return one_id(placed(t, random::generalized_normal(t, g.ids[0], inv, shape, dt), out, g));
   });
 }
 
