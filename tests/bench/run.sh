@@ -68,6 +68,9 @@ if command -v "${CC:-cc}" >/dev/null; then
     }'
 fi
 
+echo "== complex arithmetic and FFTs (jit; numpy's FFTs compute in float64, shard's float32 ones in float32)"
+side_by_side "$here/complex_ops.shard" "$here/numpy_complex_ops.py"
+
 echo "== placement (512 MiB host <-> 8 devices; numpy copies the bytes once: the memcpy bound)"
 side_by_side "$here/placement.shard" "$here/numpy_placement.py"
 
