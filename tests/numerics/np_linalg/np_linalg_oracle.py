@@ -141,6 +141,22 @@ for e in ["L.tensorinv(X)", "L.tensorinv(Z.reshape(6, 2, 3), ind=1)", "L.tensori
     add(e)
 
 
+# mixed dtypes
+for e in ["L.solve(F, [1, 2, 3, 4])", "L.solve(I, np.ones(3, np.float32))", "L.lstsq(FT, np.arange(6), rcond=None)",
+          "L.norm(F, 0.5, axis=1)", "L.norm(FT, -np.inf, axis=0)", "L.cond(F, 'nuc')", "L.cond(F, -2)", "L.pinv(F, rcond=0.3)",
+          "L.matrix_rank(F, tol=1.0)", "L.slogdet(np.array([[True, False], [True, True]]))", "L.eigh(np.array([[2, 1], [1, 2]], np.int32))",
+          "L.svd(np.arange(12).reshape(3, 4), full_matrices=False)", "L.tensorsolve(X.astype(np.float32), X[:, :, 0, 0].astype(np.float32))",
+          "L.tensorinv(X.astype(np.float32))", "L.multi_dot([F, F, F, b])"]:
+    add(e)
+# empty matrices and stacks
+for e in ["L.eigh(np.zeros((0, 0)))", "L.eigvalsh(np.zeros((2, 0, 0)))", "L.cholesky(np.zeros((0, 0)))", "L.qr(np.zeros((0, 3)))",
+          "L.qr(np.zeros((3, 0)))", "L.svd(np.zeros((0, 3)))", "L.svd(np.zeros((2, 3, 0)), compute_uv=False)",
+          "L.solve(np.zeros((0, 0)), np.zeros(0))", "L.solve(np.zeros((0, 2, 2)), np.zeros((0, 2)))", "L.inv(np.zeros((0, 3, 3)))",
+          "L.det(np.zeros((0, 3, 3)))", "L.norm(np.zeros(0))", "L.norm(np.zeros((0, 3)))", "L.matrix_power(np.zeros((0, 0)), 3)",
+          "L.pinv(np.zeros((0, 2, 2)))", "L.cond(np.zeros((0, 2, 2)))", "L.matrix_rank(np.zeros((0, 2, 2)))"]:
+    add(e)
+
+
 def program(inputs_dir, out_dir, x):
     lines = ["import numpy as np", "L = np.linalg"]
     for name in x:
