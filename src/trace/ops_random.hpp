@@ -107,7 +107,8 @@ ValueId generalized_normal(Trace& t, ValueId key, ValueId inv_p, const Shape& sh
 ValueId ball(Trace& t, ValueId key, int64_t d, ValueId p, ValueId inv_p, std::optional<int64_t> int_p, const Shape& shape,
              DType dtype);
 // int (or any) dtype counts; lam is made float32 as JAX's exact method makes it.
-ValueId poisson(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype);
+// With out_sharding, the loops run on each device's part (the values do not change).
+ValueId poisson(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype, const OptOutSharding& out = std::nullopt);
 // method='approximate': JAX's loop-free _poisson_approx, a normal draw through the truncated
 // cdf (lam < 7) or the Peizer-Pratt approximation; lam of rank <= len(shape).
 ValueId poisson_approx(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype);
@@ -115,9 +116,10 @@ ValueId poisson_approx(Trace& t, ValueId key, ValueId lam, const Shape& shape, D
 ValueId binomial(Trace& t, ValueId key, ValueId n, ValueId p, const Shape& shape, DType dtype);
 // Counts of shape (`shape` = batch + (categories,)) from n trials over probabilities p.
 ValueId multinomial(Trace& t, ValueId key, ValueId n, ValueId p, const Shape& shape, DType dtype);
-ValueId geometric(Trace& t, ValueId key, ValueId p, const Shape& shape, DType dtype);
-ValueId triangular(Trace& t, ValueId key, ValueId left, ValueId mode, ValueId right, const Shape& shape, DType dtype);
-ValueId wald(Trace& t, ValueId key, ValueId mean, const Shape& shape, DType dtype);
+ValueId geometric(Trace& t, ValueId key, ValueId p, const Shape& shape, DType dtype, const OptOutSharding& out = std::nullopt);
+ValueId triangular(Trace& t, ValueId key, ValueId left, ValueId mode, ValueId right, const Shape& shape, DType dtype,
+                   const OptOutSharding& out = std::nullopt);
+ValueId wald(Trace& t, ValueId key, ValueId mean, const Shape& shape, DType dtype, const OptOutSharding& out = std::nullopt);
 ValueId double_sided_maxwell(Trace& t, ValueId key, ValueId loc, ValueId scale, const Shape& shape, DType dtype);
 ValueId orthogonal(Trace& t, ValueId key, int64_t n, int64_t m, const Shape& shape, DType dtype);
 // method: "cholesky", "svd" or "eigh" (checked by the caller).

@@ -39,53 +39,56 @@ ValueId isnan_(Trace& t, ValueId x) { return binary(t, "ne", EwOp::Ne, x, x); }
 // A scalar is its own any (and a rank-0 reduce_or would batch as a reduction of the batch).
 ValueId any_(Trace& t, ValueId pred) { return t.type(pred).rank() == 0 ? pred : reduce(t, "reduce_or", ReduceKind::Or, pred, {}, false); }
 ValueId key_at(Trace& t, ValueId keys, int64_t i) { return index_dims(t, keys, {0}, {i}); }
-ValueId unit_uniform(Trace& t, ValueId key, const Shape& shape, DType d) {
+ValueId unit_uniform(Trace& t, ValueId key, const Shape& shape, DType d, const OptOutSharding& out = std::nullopt) {
   ValueId lo = c(t, 0, d), hi = c(t, 1, d);
-  return uniform(t, key, shape, d, lo, hi);
+  return uniform(t, key, shape, d, lo, hi, out);
 }
-ValueId param_as(Trace& t, ValueId p, const Shape& shape, DType dtype) {
+// A parameter of `dtype` broadcast to `shape` (and laid out as out_sharding, when given, so
+// the sampler runs on each device's part).
+ValueId param_as(Trace& t, ValueId p, const Shape& shape, DType dtype, const OptOutSharding& out = std::nullopt) {
   ValueId x = strong(t, convert(t, p, {dtype, false}));
-  return t.type(x).shape() == shape ? x : broadcast_to(t, x, shape);
+  if (t.type(x).shape() != shape) x = broadcast_to(t, x, shape);
+  return out ? reshard(t, x, out) : x;
 }
 
 // ---- poisson --------------------------------------------------------------------------------
 
 // Knuth: multiply uniforms until the product drops below exp(-lam); k counts the draws.
-ValueId poisson_knuth(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype) {
-  ValueId k0 = full(t, shape, 0, {dtype, false}, std::nullopt);
-  ValueId log0 = full(t, shape, 0, {DType::F32, false}, std::nullopt);
+ValueId poisson_knuth(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype, const OptOutSharding& out) {
+  ValueId k0 = full(t, shape, 0, {dtype, false}, out);
+  ValueId log0 = full(t, shape, 0, {DType::F32, false}, out);
   auto going = [&](Trace& r, ValueId log_prod) { return gt(r, log_prod, neg(r, r.lift(t, lam))); };
-  auto out = loop(
+  auto res = loop(
       t, {k0, key, log0}, [&](Trace& r, const std::vector<ValueId>& s) { return any_(r, going(r, s[2])); },
       [&](Trace& r, const std::vector<ValueId>& s) {
         ValueId ks = split(r, s[1], {2});
         ValueId next = key_at(r, ks, 0), sub_key = key_at(r, ks, 1);
         ValueId k_plus = add(r, s[0], c(r, 1, dtype));
         ValueId k = where(r, going(r, s[2]), k_plus, s[0]);
-        ValueId u = unit_uniform(r, sub_key, shape, DType::F32);
+        ValueId u = unit_uniform(r, sub_key, shape, DType::F32, out);
         return std::vector<ValueId>{k, next, add(r, s[2], log_(r, u))};
       });
-  return sub(t, out[0], c(t, 1, dtype));
+  return sub(t, res[0], c(t, 1, dtype));
 }
 
 // Hörmann's transformed rejection (PTRS) for lam >= 10.
-ValueId poisson_rejection(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype) {
+ValueId poisson_rejection(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype, const OptOutSharding& out) {
   const DType f = DType::F32;
   ValueId log_lam = log_(t, lam);
   ValueId b = add(t, c(t, 0.931, f), mul(t, c(t, 2.53, f), sqrt_(t, lam)));
   ValueId a = add(t, c(t, -0.059, f), mul(t, c(t, 0.02483, f), b));
   ValueId inv_alpha = add(t, c(t, 1.1239, f), div(t, c(t, 1.1328, f), sub(t, b, c(t, 3.4, f))));
   ValueId v_r = sub(t, c(t, 0.9277, f), div(t, c(t, 3.6224, f), sub(t, b, c(t, 2, f))));
-  ValueId k0 = full(t, shape, -1, {f, false}, std::nullopt);
-  ValueId acc0 = full(t, shape, 0, {DType::Bool, false}, std::nullopt);
-  auto out = loop(
+  ValueId k0 = full(t, shape, -1, {f, false}, out);
+  ValueId acc0 = full(t, shape, 0, {DType::Bool, false}, out);
+  auto res = loop(
       t, {k0, acc0, key}, [&](Trace& r, const std::vector<ValueId>& s) { return any_(r, bnot(r, s[1])); },
       [&](Trace& r, const std::vector<ValueId>& s) {
         auto L = [&](ValueId v) { return r.lift(t, v); };
         ValueId ks = split(r, s[2], {3});
         ValueId next = key_at(r, ks, 0);
-        ValueId u = sub(r, unit_uniform(r, key_at(r, ks, 1), shape, f), c(r, 0.5, f));
-        ValueId v = unit_uniform(r, key_at(r, ks, 2), shape, f);
+        ValueId u = sub(r, unit_uniform(r, key_at(r, ks, 1), shape, f, out), c(r, 0.5, f));
+        ValueId v = unit_uniform(r, key_at(r, ks, 2), shape, f, out);
         ValueId us = sub(r, c(r, 0.5, f), abs_(r, u));
         ValueId lam_r = L(lam), a_r = L(a), b_r = L(b);
         ValueId two_a = mul(r, c(r, 2, f), a_r);
@@ -103,7 +106,7 @@ ValueId poisson_rejection(Trace& t, ValueId key, ValueId lam, const Shape& shape
         ValueId k_out = where(r, accept, k, s[0]);
         return std::vector<ValueId>{k_out, bor(r, s[1], accept), next};
       });
-  return convert(t, out[0], {dtype, false});
+  return convert(t, res[0], {dtype, false});
 }
 
 // ---- binomial -------------------------------------------------------------------------------
@@ -198,14 +201,14 @@ ValueId btrs(Trace& t, ValueId key, ValueId count, ValueId prob, const Shape& sh
 
 }  // namespace
 
-ValueId poisson(Trace& t, ValueId key, ValueId lam_in, const Shape& shape, DType dtype) {
+ValueId poisson(Trace& t, ValueId key, ValueId lam_in, const Shape& shape, DType dtype, const OptOutSharding& out) {
   const DType f = DType::F32;
-  ValueId lam = param_as(t, lam_in, shape, f);
+  ValueId lam = param_as(t, lam_in, shape, f, out);
   ValueId use_knuth = bor(t, isnan_(t, lam), lt(t, lam, c(t, 10, f)));
   ValueId lam_knuth = where(t, use_knuth, lam, c(t, 0, f));
   ValueId lam_rejection = where(t, use_knuth, c(t, 1e5, f), lam);
-  ValueId knuth = poisson_knuth(t, key, lam_knuth, shape, dtype);
-  ValueId rejection = poisson_rejection(t, key, lam_rejection, shape, dtype);
+  ValueId knuth = poisson_knuth(t, key, lam_knuth, shape, dtype, out);
+  ValueId rejection = poisson_rejection(t, key, lam_rejection, shape, dtype, out);
   ValueId result = where(t, use_knuth, knuth, rejection);
   return where(t, eq(t, lam, c(t, 0, f)), c(t, 0, dtype), result);
 }
@@ -339,34 +342,35 @@ ValueId multinomial(Trace& t, ValueId key, ValueId n_in, ValueId p_in, const Sha
   return convert(t, move_dim(t, outs.at(1), 0, last), {dtype, false});
 }
 
-ValueId geometric(Trace& t, ValueId key, ValueId p, const Shape& shape, DType dtype) {
+ValueId geometric(Trace& t, ValueId key, ValueId p, const Shape& shape, DType dtype, const OptOutSharding& out) {
   const DType pd = t.type(p).dtype();
-  ValueId u = unit_uniform(t, key, shape, pd);
+  ValueId u = unit_uniform(t, key, shape, pd, out);
   u = where(t, eq(t, u, c(t, 0, pd)), c(t, 1, pd), u);
   ValueId log_u = log_(t, u);
-  ValueId log_1mp = broadcast_to(t, unary(t, "log1p", EwOp::Log1p, neg(t, p)), shape);
+  ValueId log_1mp = broadcast_to(t, unary(t, "log1p", EwOp::Log1p, neg(t, p)), shape, out);
   ValueId g = add(t, floor_(t, div(t, log_u, log_1mp)), c(t, 1, pd));
   return convert(t, g, {dtype, false});
 }
 
-ValueId triangular(Trace& t, ValueId key, ValueId left_in, ValueId mode_in, ValueId right_in, const Shape& shape, DType dtype) {
-  ValueId left = param_as(t, left_in, shape, dtype);
-  ValueId right = param_as(t, right_in, shape, dtype);
-  ValueId mode = param_as(t, mode_in, shape, dtype);
+ValueId triangular(Trace& t, ValueId key, ValueId left_in, ValueId mode_in, ValueId right_in, const Shape& shape, DType dtype,
+                   const OptOutSharding& out) {
+  ValueId left = param_as(t, left_in, shape, dtype, out);
+  ValueId right = param_as(t, right_in, shape, dtype, out);
+  ValueId mode = param_as(t, mode_in, shape, dtype, out);
   ValueId width = sub(t, right, left);
   ValueId fc = div(t, sub(t, mode, left), width);
-  ValueId u = unit_uniform(t, key, shape, dtype);
+  ValueId u = unit_uniform(t, key, shape, dtype, out);
   ValueId out1 = add(t, left, sqrt_(t, mul(t, mul(t, u, sub(t, right, left)), sub(t, mode, left))));
   ValueId one_minus_u = sub(t, c(t, 1, dtype), u);
   ValueId out2 = sub(t, right, sqrt_(t, mul(t, mul(t, one_minus_u, sub(t, right, left)), sub(t, right, mode))));
   return where(t, lt(t, u, fc), out1, out2);
 }
 
-ValueId wald(Trace& t, ValueId key, ValueId mean_in, const Shape& shape, DType dtype) {
+ValueId wald(Trace& t, ValueId key, ValueId mean_in, const Shape& shape, DType dtype, const OptOutSharding& out) {
   ValueId keys = split(t, key, {2});
-  ValueId mean = param_as(t, mean_in, shape, dtype);
-  ValueId v = normal(t, key_at(t, keys, 0), shape, dtype);
-  ValueId z = unit_uniform(t, key_at(t, keys, 1), shape, dtype);
+  ValueId mean = param_as(t, mean_in, shape, dtype, out);
+  ValueId v = normal(t, key_at(t, keys, 0), shape, dtype, out);
+  ValueId z = unit_uniform(t, key_at(t, keys, 1), shape, dtype, out);
   ValueId y = integer_pow(t, v, 2);
   ValueId y_sq = integer_pow(t, y, 2);
   ValueId mean_sq = integer_pow(t, mean, 2);

@@ -287,7 +287,7 @@ Value r_poisson(Interp& I, CallArgs& a) {
     Gathered g = gather(t, ids);
     if (approximate) return one_id(placed(t, random::poisson_approx(t, g.ids[0], g.ids[1], shape, dt), out, g));
     ValueId l = trace::broadcast_to(t, g.ids[1], shape);  // jnp.broadcast_to's checks
-    return one_id(placed(t, random::poisson(t, g.ids[0], l, shape, dt), out, g));
+    return one_id(placed(t, random::poisson(t, g.ids[0], l, shape, dt, out), out, g));
   });
 }
 
@@ -330,7 +330,7 @@ Value r_geometric(Interp& I, CallArgs& a) {
   return apply(I, "geometric", {k.data, pr}, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
     ValueId pf = trace::convert(t, g.ids[1], {pd, t.type(g.ids[1]).weak_type()});
-    return one_id(placed(t, random::geometric(t, g.ids[0], pf, shape, dt), out, g));
+    return one_id(placed(t, random::geometric(t, g.ids[0], pf, shape, dt, out), out, g));
   });
 }
 
@@ -346,7 +346,7 @@ Value r_triangular(Interp& I, CallArgs& a) {
   OutMeshScope scope(out);
   return apply(I, "triangular", {k.data, l, m, r}, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
-    return one_id(placed(t, random::triangular(t, g.ids[0], g.ids[1], g.ids[2], g.ids[3], shape, dt), out, g));
+    return one_id(placed(t, random::triangular(t, g.ids[0], g.ids[1], g.ids[2], g.ids[3], shape, dt, out), out, g));
   });
 }
 
@@ -360,7 +360,7 @@ Value r_wald(Interp& I, CallArgs& a) {
   OutMeshScope scope(out);
   return apply(I, "wald", {k.data, mean}, [&](Trace& t, const std::vector<ValueId>& ids) {
     Gathered g = gather(t, ids);
-    return one_id(placed(t, random::wald(t, g.ids[0], g.ids[1], shape, dt), out, g));
+    return one_id(placed(t, random::wald(t, g.ids[0], g.ids[1], shape, dt, out), out, g));
   });
 }
 

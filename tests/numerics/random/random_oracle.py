@@ -150,7 +150,7 @@ def sampler_cases():
         out.append((f"geometric{s}", f"jax.random.geometric({key}, 0.3, (8, 4){{OS}})", lambda k=k: ref.geometric(k, 0.3, (8, 4)), "exact", (8, 4)))
         out.append((f"triangular{s}", f"jax.random.triangular({key}, 0.0, 0.3, 1.0, (8, 4){{OS}})",
                     lambda k=k: ref.triangular(k, 0.0, 0.3, 1.0, (8, 4)), v, (8, 4)))
-        out.append((f"wald{s}", f"jax.random.wald({key}, 1.5, (8, 4))", lambda k=k: ref.wald(k, 1.5, (8, 4)), v, None))
+        out.append((f"wald{s}", f"jax.random.wald({key}, 1.5, (8, 4){{OS}})", lambda k=k: ref.wald(k, 1.5, (8, 4)), v, (8, 4)))
         out.append((f"dsmaxwell{s}", f"jax.random.double_sided_maxwell({key}, 1.0, 2.0, (7,))",
                     lambda k=k: ref.double_sided_maxwell(k, 1.0, 2.0, (7,)), v, None))
         out.append((f"orthogonal{s}", f"jax.random.orthogonal({key}, 4)", lambda k=k: ref.orthogonal(k, 4, ()), "loose", None))
