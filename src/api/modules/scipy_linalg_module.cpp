@@ -453,6 +453,60 @@ void add_structured_matrices(ModuleObj& m) {
       return std::vector<ValueId>{trace::where(t, batch_like(t, top, first_rows), first_rows, batch_like(t, ones, first_rows))};
     });
   });
+  // fiedler_companion: Fiedler's pentadiagonal companion of a / a[0], the first matching rule
+  // of JAX's select deciding each cell (a gather from [a / a[0], 1, 0] and a sign).
+  def_jnp(m, "fiedler_companion", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "fiedler_companion", {"a"});
+    return apply(I, "fiedler_companion", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = at_least_1d(t, inexact(t, ids[0]));
+      const auto xt = t.type(x);
+      const int64_t len = xt.shape().back();
+      if (len == 0)
+        throw types::ShardingError("ValueError", fmt::format("fiedler_companion requires the last axis of 'a' to have nonzero length, but got "
+                                                             "an array of shape {}.", types::py_int_tuple(xt.shape())));
+      const int64_t n = len - 1;
+      types::Shape out = la::batch_shape(xt, 1);
+      out.push_back(n);
+      out.push_back(n);
+      if (n == 0) return std::vector<ValueId>{trace::full(t, out, 0, dtw(t, x), std::nullopt)};
+      const size_t r = xt.rank();
+      types::Shape lo(r, 0), hi = xt.shape(), st(r, 1);
+      hi.back() = 1;
+      ValueId a0 = trace::slice(t, x, lo, hi, st);
+      ValueId an = trace::binary(t, "div", ir::EwOp::Div, x, a0);  // a / a[0]
+      types::Shape ps = la::batch_shape(xt, 1);
+      ps.push_back(1);
+      // the constants with a[0]'s shape and (batch) sharding
+      const auto a0t = t.type(a0);
+      sharding::OptOutSharding like;
+      if (a0t.is_sharded()) like = sharding::OutSharding{a0t.spec()};
+      ValueId one = trace::broadcast_to(t, trace::scalar_constant(t, 1, {xt.dtype(), false}), ps, like);
+      ValueId zero = trace::broadcast_to(t, trace::scalar_constant(t, 0, {xt.dtype(), false}), ps, like);
+      ValueId ext = trace::concatenate(t, {an, one, zero}, static_cast<int64_t>(r) - 1);  // index len: 1, len + 1: 0
+      const int64_t ione = len, izero = len + 1;
+      std::vector<double> sign(static_cast<size_t>(n * n), 1.0);
+      auto index = [&](int64_t i, int64_t j) -> int64_t {
+        auto mark = [&](double sg, int64_t k) {
+          sign[static_cast<size_t>(i * n + j)] = sg;
+          return k;
+        };
+        if (n == 1) return mark(-1, 1);
+        if (i == 0 && j == 0) return mark(-1, 1);
+        if (i == 1 && j == 0) return mark(1, ione);
+        if (j == i + 1 && i % 2 == 0) return mark(-1, std::min(i + 2, n));
+        if (j == i + 2 && i % 2 == 0) return mark(1, ione);
+        if (j == i - 1 && i % 2 == 0 && i >= 2) return mark(-1, std::min(i + 1, n));
+        if (j == i - 2 && i % 2 == 1 && i >= 3) return mark(1, ione);
+        return mark(1, izero);
+      };
+      std::vector<int64_t> idx(static_cast<size_t>(n * n));
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) idx[static_cast<size_t>(i * n + j)] = index(i, j);
+      ValueId g = gather_matrix(t, ext, n, n, [&](int64_t i, int64_t j) { return idx[static_cast<size_t>(i * n + j)]; });
+      ValueId sg = matrix_constant(t, sign, n, n, xt.dtype());
+      return std::vector<ValueId>{trace::binary(t, "mul", ir::EwOp::Mul, g, sg)};
+    });
+  });
   def_jnp(m, "leslie", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "leslie", {"f", "s"});
     return apply(I, "leslie", {p.get("f"), p.get("s")}, [&](Trace& t, const std::vector<ValueId>& ids) {

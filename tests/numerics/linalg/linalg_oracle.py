@@ -435,6 +435,13 @@ add("scipy qr_multiply left reconstruct", "(lambda f: f[0] @ f[1])(jax.scipy.lin
     lambda x: x["T"])
 add("scipy qr_multiply right batched", "(lambda f: f[0] @ f[1])(jax.scipy.linalg.qr_multiply(AB, AB))",  # AB Q R = AB AB
     lambda x: x["AB"].astype(np.float64) @ x["AB"], 1e-3)
+add("scipy fiedler_companion", "jax.scipy.linalg.fiedler_companion(jnp.array([1.0, -16.0, 86.0, -176.0, 105.0]))",
+    lambda x: np.array([[16., -86., 1., 0.], [1., 0., 0., 0.], [0., 176., 0., -105.], [0., 1., 0., 0.]]), "exact_float")  # scipy's docstring
+# a companion matrix of a: trace -a1/a0 and determinant (-1)^n an/a0 (the characteristic polynomial's)
+add("scipy fiedler_companion batched trace, det",
+    "(lambda f: jnp.stack([jnp.trace(f, axis1=-2, axis2=-1), jnp.linalg.det(f)], -1))(jax.scipy.linalg.fiedler_companion(BB[..., 0]))",
+    lambda x: np.stack([-x["BB"][:, 1, 0] / x["BB"][:, 0, 0], x["BB"][:, 3, 0] / x["BB"][:, 0, 0] * (-1) ** 3], -1), 1e-3)
+add("scipy fiedler_companion n=1", "jax.scipy.linalg.fiedler_companion(jnp.array([2.0, 4.0]))", lambda x: np.array([[-2.0]]), "exact_float")
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
