@@ -331,7 +331,16 @@ class Lowering {
         Parts z = arg(0);
         return define(op, cdiv({constant(part, 1, shape(z.re)), zeros_like(z.re)}, z));
       }
-      case EwOp::Pow: return define(op, cexp(cmul(arg(1), clog(arg(0)))));
+      case EwOp::Pow: {  // exp(y log x); 0 ** y is 0 for Re(y) > 0 and 1 for y = 0 (as numpy)
+        Parts x = arg(0), y = arg(1);
+        Parts r = cexp(cmul(y, clog(x)));
+        ValueId zero = zeros_like(x.re), one = constant(part, 1, shape(x.re));
+        ValueId x_zero = ew(EwOp::And, {ew(EwOp::Eq, {x.re, zero}), ew(EwOp::Eq, {x.im, zero})});
+        ValueId to_zero = ew(EwOp::And, {x_zero, ew(EwOp::Gt, {y.re, zero})});
+        ValueId y_zero = ew(EwOp::And, {ew(EwOp::Eq, {y.re, zero}), ew(EwOp::Eq, {y.im, zero})});
+        r = {select(to_zero, zero, r.re), select(to_zero, zero, r.im)};
+        return define(op, Parts{select(y_zero, one, r.re), select(y_zero, zero, r.im)});
+      }
       case EwOp::Exp: return define(op, cexp(arg(0)));
       case EwOp::Expm1: {
         Parts e = cexp(arg(0));

@@ -185,12 +185,13 @@ const std::vector<BinaryComposite>& binary_composites() {
 
 ValueId isclose(Trace& t, ValueId a, ValueId b, double rtol, double atol, bool equal_nan) {
   DTypeW p = promote(dtw(t, a), dtw(t, b));
-  if (!types::is_float(p.dtype)) return bin(t, EwOp::Eq, a, b);
+  if (!types::is_inexact(p.dtype)) return bin(t, EwOp::Eq, a, b);
   a = convert(t, a, p);
   b = convert(t, b, p);
-  ValueId diff = un(t, EwOp::Abs, bin(t, EwOp::Sub, a, b));
-  ValueId atol_c = scalar_constant(t, atol, {p.dtype, true});
-  ValueId rtol_c = scalar_constant(t, rtol, {p.dtype, true});
+  ValueId diff = un(t, EwOp::Abs, bin(t, EwOp::Sub, a, b));  // real for complex operands
+  const DType rd = types::is_complex(p.dtype) ? types::complex_part_dtype(p.dtype) : p.dtype;
+  ValueId atol_c = scalar_constant(t, atol, {rd, true});
+  ValueId rtol_c = scalar_constant(t, rtol, {rd, true});
   ValueId tol = bin(t, EwOp::Add, atol_c, bin(t, EwOp::Mul, rtol_c, un(t, EwOp::Abs, b)));
   ValueId out = bin(t, EwOp::Le, diff, tol);
   // Infinities are close only to themselves.

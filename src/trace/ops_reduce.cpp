@@ -76,9 +76,11 @@ ValueId var(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims, int64
   ValueId xf = convert(t, x, dt);
   ValueId m = mean(t, xf, norm, true);
   ValueId c = binary(t, "var", EwOp::Sub, xf, m);
-  ValueId sq = binary(t, "var", EwOp::Mul, c, c);
+  // |x - mean|^2: real for complex x, as numpy's and JAX's var
+  ValueId sq = types::is_complex(dt.dtype) ? real(t, binary(t, "var", EwOp::Mul, c, conj(t, c))) : binary(t, "var", EwOp::Mul, c, c);
   ValueId s = reduce(t, "var", ReduceKind::Sum, sq, norm, keepdims);
-  ValueId v = binary(t, "var", EwOp::Div, s, scalar_constant(t, static_cast<double>(std::max<int64_t>(count - ddof, 0)), {dt.dtype, true}));
+  const DType rd = types::is_complex(dt.dtype) ? types::complex_part_dtype(dt.dtype) : dt.dtype;
+  ValueId v = binary(t, "var", EwOp::Div, s, scalar_constant(t, static_cast<double>(std::max<int64_t>(count - ddof, 0)), {rd, true}));
   return std_dev ? unary(t, "std", EwOp::Sqrt, v) : v;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "api/modules/jnp_module.hpp"
+#include "interp/complex_value.hpp"
 #include "api/out_mesh_scope.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "api/objects/sharding_objects.hpp"
@@ -58,8 +59,10 @@ DTypeW fill_dtype(Interp& I, const Value& v, std::optional<DType> dtype) {
   I.raise("TypeError", fmt::format("full: fill_value must be a scalar or an array, got {}", I.type_name(v)));
 }
 
-Value full_impl(Interp& I, const std::string& name, const Shape& shape, const Value& fill, std::optional<DType> dtype,
+Value full_impl(Interp& I, const std::string& name, const Shape& shape, const Value& fill_value, std::optional<DType> dtype,
                 const OptOutSharding& out) {
+  // A complex fill value is a (weak) complex scalar array, broadcast.
+  const Value fill = interp::is_complex(fill_value) ? to_array(I, fill_value, std::nullopt, false) : fill_value;
   DTypeW dt = fill_dtype(I, fill, dtype);
   if (is_array_like(fill)) {
     OutMeshScope scope(out);
@@ -90,6 +93,7 @@ Value like_impl(Interp& I, CallArgs& a, const char* name, std::optional<double> 
   if (p.has("shape") && !is_none(p.get("shape"))) shape = shape_arg(I, p.get("shape"), name);
   OptOutSharding out = placement(I, p);
   Value fill = value ? interp::make_float(*value) : p.get("fill_value");
+  if (interp::is_complex(fill)) fill = to_array(I, fill, std::nullopt, false);
   if (!is_array_like(x)) return full_impl(I, name, shape ? *shape : Shape{}, fill, dt ? dt : python_scalar_type(x, false)->dtype, out);
   auto xt = type_of(x);
   DType d = dt ? storage_dtype(*dt, false) : xt.dtype();

@@ -1135,7 +1135,7 @@ void add_indexing_functions(Interp&, ModuleObj& m) {
   add(m, "vdot", [](Interp& I, CallArgs& a) {
     interp::ArgParser p(I, a, "vdot", {"a", "b"});
     return np_run(I, "vdot", {p.get("a"), p.get("b")}, true, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
-      ValueId l = flat(t, ids[0]), r = flat(t, ids[1]);
+      ValueId l = flat(t, trace::conj(t, ids[0])), r = flat(t, ids[1]);  // sum(conj(a) * b)
       if (t.type(l).num_elements() != t.type(r).num_elements()) fail("ValueError", "cannot reshape array");
       return contract(t, l, r, {0}, {0});
     });

@@ -751,7 +751,8 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
     ArgParser p(I, a, "vdot", {"a", "b", "*", "precision=", "preferred_element_type="});
     Value x = contraction_operand(I, p.get("a"), "vdot", 0), y = contraction_operand(I, p.get("b"), "vdot", 1);
     return apply(I, "vdot", {x, y}, [&](Trace& t, const std::vector<ValueId>& ids) {
-      ValueId l = trace::reshape(t, ids[0], {t.type(ids[0]).num_elements()});
+      // the first operand conjugated (a complex vdot is sum(conj(a) * b))
+      ValueId l = trace::reshape(t, trace::conj(t, ids[0]), {t.type(ids[0]).num_elements()});
       ValueId r = trace::reshape(t, ids[1], {t.type(ids[1]).num_elements()});
       return std::vector<ValueId>{dot_body(t, l, r, std::nullopt)};
     });

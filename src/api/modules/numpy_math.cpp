@@ -377,12 +377,16 @@ Value shape_tuple(const Shape& s) {
 
 Value np_dot(Interp& I, CallArgs& a, const char* name) {
   interp::ArgParser p(I, a, name, {"a", "b", "out="});
-  return result(elementwise(I, name, {p.get("a"), p.get("b")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+  // numpy's promotion, but not elementwise broadcasting: the contraction checks the shapes
+  std::vector<Operand> ops{operand(I, p.get("a")), operand(I, p.get("b"))};
+  const DType common = result_type(ops);
+  return result(run1(I, name, {ops[0].array, ops[1].array}, [&](trace::Trace& t, const std::vector<ValueId>& raw) {
+    std::vector<ValueId> ids{cast(t, raw[0], common), cast(t, raw[1], common)};
     if (t.type(ids[0]).rank() == 0 || t.type(ids[1]).rank() == 0) {
       if (std::string(name) == "matmul") throw types::ShardingError("ValueError", "matmul: Input operand does not have enough dimensions");
-      return trace::binary(t, name, EwOp::Mul, ids[0], ids[1]);
+      return std::vector<ValueId>{trace::binary(t, name, EwOp::Mul, ids[0], ids[1])};
     }
-    return trace::matmul(t, ids[0], ids[1], std::nullopt, name);
+    return std::vector<ValueId>{trace::matmul(t, ids[0], ids[1], std::nullopt, name)};
   }));
 }
 

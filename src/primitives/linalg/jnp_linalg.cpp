@@ -157,7 +157,9 @@ EighResult jnp_eigh(Trace& t, ValueId a, bool lower, bool symmetrize_input) {
 namespace {
 ValueId abs_of(Trace& t, ValueId x) { return unary(t, "abs", EwOp::Abs, x); }
 ValueId sum_of_squares(Trace& t, ValueId x, std::vector<int64_t> axes, bool keepdims) {
-  return unary(t, "sqrt", EwOp::Sqrt, reduce(t, "norm", ReduceKind::Sum, ew(t, EwOp::Mul, "mul", x, x), std::move(axes), keepdims));
+  // |x|^2: x * conj(x), real, for complex x
+  ValueId sq = types::is_complex(t.type(x).dtype()) ? real(t, ew(t, EwOp::Mul, "mul", x, conj(t, x))) : ew(t, EwOp::Mul, "mul", x, x);
+  return unary(t, "sqrt", EwOp::Sqrt, reduce(t, "norm", ReduceKind::Sum, sq, std::move(axes), keepdims));
 }
 [[noreturn]] void norm_error(const std::string& msg) { throw types::ShardingError("ValueError", msg); }
 std::string order_text(const NormOrder& ord) {

@@ -140,6 +140,17 @@ add("matmul", "za @ zb", lambda v: v["za"].astype(np.complex128) @ v["zb"])
 add("matmul real by complex", "za.real @ zb", lambda v: v["za"].real.astype(np.float64) @ v["zb"])
 add("einsum", "jnp.einsum('ij,jk->ik', za, zb)", lambda v: v["za"].astype(np.complex128) @ v["zb"])
 add("vdot-like", "jnp.sum(jnp.conj(z) * w)", lambda v: np.vdot(v["z"].astype(np.complex128), v["w"]))
+add("full complex", "jnp.full((2, 3), 1 + 2j)", lambda v: np.full((2, 3), 1 + 2j, np.complex64))
+add("full_like complex", "jnp.full_like(z, 2 - 1j)", lambda v: np.full(64, 2 - 1j, np.complex64))
+add("vdot conjugates", "jnp.vdot(z, w)", lambda v: np.vdot(v["z"].astype(np.complex128), v["w"]))
+add("norm of complex", "jnp.linalg.norm(z)", lambda v: np.linalg.norm(v["z"].astype(np.complex128)))
+add("norm of complex matrix", "jnp.linalg.norm(za, axis=1)", lambda v: np.linalg.norm(v["za"].astype(np.complex128), axis=1))
+add("var std of complex", "jnp.stack([jnp.var(cm, axis=0), jnp.std(cm, axis=0)])",
+    lambda v: np.stack([np.var(v["cm"].astype(np.complex128), axis=0), np.std(v["cm"].astype(np.complex128), axis=0)]))
+add("isclose allclose complex", "jnp.stack([jnp.allclose(z, z + 1e-9), jnp.allclose(z, w), jnp.isclose(z, z * (1 + 1e-9)).all()])",
+    lambda v: np.array([True, False, True]), "exact")
+add("0 ** y", "jnp.array([0j, 0j, 1 + 1j]) ** jnp.array([0.5 + 0j, 0j, 0.5 + 0j])",
+    lambda v: np.array([0j, 1 + 0j, (1 + 1j) ** 0.5]))
 add("transpose reshape slice", "za.T.reshape(2, 8)[:, 1:6:2]", lambda v: v["za"].T.reshape(2, 8)[:, 1:6:2], "exact")
 add("concatenate pad", "jnp.pad(jnp.concatenate([z[:3], w[:2]]), 2)", lambda v: np.pad(np.concatenate([v["z"][:3], v["w"][:2]]), 2), "exact")
 add("astype", "x.astype(jnp.complex64)", lambda v: v["x"].astype(np.complex64), "exact")
