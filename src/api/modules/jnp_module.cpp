@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "api/device_count.hpp"
+#include "api/modules/dtype_info.hpp"
 #include "api/modules/fft_module.hpp"
 #include "api/modules/jnp_module.hpp"
 #include "api/modules/registration.hpp"
@@ -81,6 +82,7 @@ void register_jnp_module() {
       interp::bi::func_nargs(I, a, "dtype", 1, 1);
       return dtype_value(require_dtype(I, a.args[0]));
     });
+    add_dtype_info(I, m, false);  // finfo, issubdtype, promote_types, ... (dtype_info.cpp)
     add_jnp_creation(I, m);
     add_jnp_elementwise(I, m);
     add_jnp_reductions(I, m);

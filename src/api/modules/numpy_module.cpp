@@ -11,6 +11,7 @@
 #include "api/device_count.hpp"
 #include "api/modules/numpy_internal.hpp"
 #include "api/modules/registration.hpp"
+#include "api/modules/dtype_info.hpp"
 #include "api/objects/dtype_value.hpp"
 #include "api/objects/sharding_objects.hpp"
 #include "exec/run_global.hpp"
@@ -379,6 +380,7 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   m.dict.set("nan", interp::make_float(std::numeric_limits<double>::quiet_NaN()));
   m.dict.set("NaN", interp::make_float(std::numeric_limits<double>::quiet_NaN()));
   m.dict.set("newaxis", interp::none());
+  add_dtype_info(I, m, true);  // finfo, issubdtype, promote_types, ... (dtype_info.cpp)
   add_creation_functions(I, m);
   add_math_functions(I, m);
   add_indexing_functions(I, m);
