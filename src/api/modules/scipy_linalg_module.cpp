@@ -545,6 +545,63 @@ Value module_fn(Interp& I, const char* module, const char* name) { return I.geta
 
 void fill_scipy_linalg(Interp& I, ModuleObj& m) {
   add_structured_matrices(m);
+  // eigh_tridiagonal: the dense symmetric tridiagonal matrix through eigh (JAX bisects for the
+  // eigenvalues and inverse-iterates for the vectors: the same values; vectors up to sign).
+  def_jnp(m, "eigh_tridiagonal", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "eigh_tridiagonal", {"d", "e", "*", "eigvals_only=", "select=", "select_range=", "tol=", "key="});
+    const bool only = bool_arg(I, p.get("eigvals_only"), false);
+    const std::string select = p.get("select") ? I.str(p.get("select")) : "a";
+    Value dv = p.get("d"), ev = p.get("e");
+    for (auto v : {dv, ev})
+      if (!is_array_like(v)) I.raise("TypeError", fmt::format("eigh_tridiagonal requires arrays, got {}", I.type_name(v)));
+    const DType dd = type_of(dv).dtype(), ed = type_of(ev).dtype();
+    if (dd != ed)
+      I.raise("TypeError", fmt::format("diagonal and off-diagonal values must have same dtype, got {} and {}", types::dtype_name(dd),
+                                       types::dtype_name(ed)));
+    if (dd != DType::F32 && dd != DType::F64)
+      I.raise("TypeError", fmt::format("Only float32 and float64 inputs are supported as inputs to jax.scipy.linalg.eigh_tridiagonal, got "
+                                       "{} and {}", types::dtype_name(dd), types::dtype_name(ed)));
+    const int64_t n = type_of(dv).shape().empty() ? 1 : type_of(dv).shape()[0];
+    int64_t lo = 0, hi = n - 1;
+    if (n > 1) {
+      if (select == "i") {
+        if (is_none(p.get("select_range"))) I.raise("ValueError", "for select='i', select_range must be specified.");
+        auto r = I.to_vector(p.get("select_range"));
+        lo = int_arg(I, r.at(0), "select_range");
+        hi = int_arg(I, r.at(1), "select_range");
+        if (lo > hi) I.raise("ValueError", "Got empty index range in select_range.");
+      } else if (select == "v") {
+        I.raise("NotImplementedError", "eigh_tridiagonal(..., select='v') is not implemented");
+      } else if (select != "a") {
+        I.raise("ValueError", "'select must have a value in {'a', 'i', 'v'}.");
+      }
+    }
+    auto r = apply_multi(I, "eigh_tridiagonal", {dv, ev}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      if (n <= 1) {
+        if (only) return std::vector<ValueId>{ids[0]};
+        return std::vector<ValueId>{ids[0], trace::eye(t, n, n, 0, dtw(t, ids[0]), std::nullopt)};
+      }
+      // T = diag(d) + diag(e, 1) + diag(e, -1), by one-hot masks
+      ValueId rows = trace::iota(t, DType::I32, {n, n}, 0, std::nullopt), cols = trace::iota(t, DType::I32, {n, n}, 1, std::nullopt);
+      ValueId zero = trace::scalar_constant(t, 0, {dd, false});
+      ValueId diag = trace::where(t, trace::binary(t, "eq", ir::EwOp::Eq, rows, cols), trace::broadcast_to(t, ids[0], {n, n}), zero);
+      // e padded to n: row i of the superdiagonal holds e[i] at column i + 1; the subdiagonal is its transpose
+      ValueId e_pad = trace::pad(t, ids[1], zero, {0}, {n - t.type(ids[1]).shape()[0]});
+      ValueId e_rows = trace::broadcast_in_dim(t, e_pad, {n, n}, {0});
+      ValueId one = trace::scalar_constant(t, 1, {DType::I32, true});
+      ValueId upper = trace::where(t, trace::binary(t, "eq", ir::EwOp::Eq, cols, trace::binary(t, "add", ir::EwOp::Add, rows, one)), e_rows, zero);
+      ValueId tri = trace::binary(t, "add", ir::EwOp::Add, trace::binary(t, "add", ir::EwOp::Add, diag, upper), la::mT(t, upper));
+      auto eh = trace::eigh(t, tri, true);
+      ValueId w = eh.w, v = eh.v;
+      if (lo != 0 || hi != n - 1) {
+        w = trace::slice(t, w, {lo}, {hi + 1}, {1});
+        v = trace::slice(t, v, {0, lo}, {n, hi + 1}, {1, 1});
+      }
+      if (only) return std::vector<ValueId>{w};
+      return std::vector<ValueId>{w, v};
+    });
+    return only ? r.at(0) : interp::make_tuple(r);
+  });
   // qr_multiply: Q @ c (left) or c @ Q (right, its first k columns) with R, from the complete QR.
   def_jnp(m, "qr_multiply", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "qr_multiply", {"a", "c", "mode=", "pivoting=", "conjugate=", "overwrite_a=", "overwrite_c="});

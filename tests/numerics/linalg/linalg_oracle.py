@@ -442,6 +442,13 @@ add("scipy fiedler_companion batched trace, det",
     "(lambda f: jnp.stack([jnp.trace(f, axis1=-2, axis2=-1), jnp.linalg.det(f)], -1))(jax.scipy.linalg.fiedler_companion(BB[..., 0]))",
     lambda x: np.stack([-x["BB"][:, 1, 0] / x["BB"][:, 0, 0], x["BB"][:, 3, 0] / x["BB"][:, 0, 0] * (-1) ** 3], -1), 1e-3)
 add("scipy fiedler_companion n=1", "jax.scipy.linalg.fiedler_companion(jnp.array([2.0, 4.0]))", lambda x: np.array([[-2.0]]), "exact_float")
+tri_ref = lambda d, e: np.diag(np.asarray(d, np.float64)) + np.diag(e, 1) + np.diag(e, -1)
+add("scipy eigh_tridiagonal values", "jax.scipy.linalg.eigh_tridiagonal(b, T[0, :3], eigvals_only=True)",
+    lambda x: np.linalg.eigvalsh(tri_ref(x["b"], x["T"][0, :3])))
+add("scipy eigh_tridiagonal select='i'", "jax.scipy.linalg.eigh_tridiagonal(b, T[0, :3], eigvals_only=True, select='i', select_range=(1, 2))",
+    lambda x: np.linalg.eigvalsh(tri_ref(x["b"], x["T"][0, :3]))[1:3])
+add("scipy eigh_tridiagonal vectors", "(lambda wv: jnp.abs(wv[1]))(jax.scipy.linalg.eigh_tridiagonal(b, T[0, :3]))",
+    lambda x: np.abs(np.linalg.eigh(tri_ref(x["b"], x["T"][0, :3]))[1]), 1e-3)
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
