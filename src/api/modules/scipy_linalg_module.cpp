@@ -419,6 +419,38 @@ void add_structured_matrices(ModuleObj& m) {
       return std::vector<ValueId>{matrix_constant(t, v, n, n, types::default_float_dtype())};
     });
   });
+  // dft: exp(-2 pi i j k / n), the angles reduced exactly (j k mod n) and evaluated in float64.
+  def_jnp(m, "dft", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "dft", {"n", "scale=", "dtype="});
+    const int64_t n = int_arg(I, p.get("n"), "n");
+    Value sv = p.get("scale");
+    std::string scale;
+    if (sv && !is_none(sv)) {
+      scale = sv->kind == interp::ObjKind::Str ? I.str(sv) : "";
+      if (scale != "sqrtn" && scale != "n") I.raise("ValueError", fmt::format("scale must be None, 'sqrtn', or 'n'; got {}.", I.repr(sv)));
+    }
+    DType d = types::complex_of(types::default_float_dtype());
+    if (auto dt = dtype_arg(I, p.get("dtype"))) {
+      const DType c = storage_dtype(*dt, false);
+      if (c != DType::C64 && c != DType::C128)
+        I.raise("ValueError", fmt::format("dtype must be a complex floating-point type; got {}.", types::dtype_name(c)));
+      d = c;
+    }
+    std::vector<double> re(static_cast<size_t>(std::max<int64_t>(n, 0) * std::max<int64_t>(n, 0))), im(re.size());
+    const double div = scale == "sqrtn" ? std::sqrt(static_cast<double>(n)) : scale == "n" ? static_cast<double>(n) : 1.0;
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t k = 0; k < n; ++k) {
+        const double ang = -2 * M_PI * static_cast<double>((j * k) % n) / static_cast<double>(n);
+        re[static_cast<size_t>(j * n + k)] = std::cos(ang) / div;
+        im[static_cast<size_t>(j * n + k)] = std::sin(ang) / div;
+      }
+    Value lax = I.import_module("jax.lax", I.current_loc());
+    auto ri = apply_multi(I, "dft", {}, [&](Trace& t, const std::vector<ValueId>&) {
+      const DType f = types::complex_part_dtype(d);
+      return std::vector<ValueId>{matrix_constant(t, re, n, n, f), matrix_constant(t, im, n, n, f)};
+    });
+    return I.call(I.getattr(lax, "complex"), {ri.at(0), ri.at(1)});
+  });
   def_jnp(m, "fiedler", [](Interp& I, CallArgs& a) {
     ArgParser p(I, a, "fiedler", {"a"});
     return apply(I, "fiedler", {p.get("a")}, [&](Trace& t, const std::vector<ValueId>& ids) {

@@ -449,6 +449,10 @@ add("scipy eigh_tridiagonal select='i'", "jax.scipy.linalg.eigh_tridiagonal(b, T
     lambda x: np.linalg.eigvalsh(tri_ref(x["b"], x["T"][0, :3]))[1:3])
 add("scipy eigh_tridiagonal vectors", "(lambda wv: jnp.abs(wv[1]))(jax.scipy.linalg.eigh_tridiagonal(b, T[0, :3]))",
     lambda x: np.abs(np.linalg.eigh(tri_ref(x["b"], x["T"][0, :3]))[1]), 1e-3)
+dft_ref = lambda n, scale=1: np.exp(-2j * np.pi * np.outer(np.arange(n), np.arange(n)) / n) / scale
+add("scipy dft real", "jnp.real(jax.scipy.linalg.dft(5))", lambda x: dft_ref(5).real, 1e-6)
+add("scipy dft imag", "jnp.imag(jax.scipy.linalg.dft(5, scale='sqrtn'))", lambda x: dft_ref(5, np.sqrt(5)).imag, 1e-6)
+add("scipy dft @ x is fft", "jnp.abs(jax.scipy.linalg.dft(4, scale='n') @ b)", lambda x: np.abs(np.fft.fft(x["b"].astype(np.float64)) / 4), 1e-5)
 add("scipy hilbert", "jax.scipy.linalg.hilbert(5)", lambda x: 1 / (np.arange(5)[:, None] + np.arange(5)[None, :] + 1.0))
 add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi", x["AB"].astype(np.float64), x["BB"][..., 0]))
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
