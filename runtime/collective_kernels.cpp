@@ -164,6 +164,8 @@ ReduceFn pick(ReduceKind kind, DType dtype) {
     // float16 / bfloat16: combined in float32, rounded back after every step
     case DType::F16: return pick_op<types::HalfValue<DType::F16>>(kind);
     case DType::BF16: return pick_op<types::HalfValue<DType::BF16>>(kind);
+    // complex values reach collectives as the float arrays of their parts (spmd/lower_complex)
+    case DType::C64: case DType::C128: break;
   }
   return nullptr;
 }

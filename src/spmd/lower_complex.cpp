@@ -448,6 +448,40 @@ class Lowering {
     define(op, Parts{widen(re, true), widen(im, true)});
   }
 
+  // A sort with complex operands: each becomes its two parts, a complex key two keys (numpy's
+  // order: real parts first, then imaginary parts), and the sorted parts are joined again.
+  void lower_sort(const ir::Op& op) {
+    auto a = op.attr<ir::attr::Sort>();
+    std::vector<ValueId> operands;
+    std::vector<ArrayType> types;
+    int64_t keys = 0;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const ValueId v = op.operands[i];
+      const bool key = static_cast<int64_t>(i) < a.num_keys;
+      if (complex_value(v)) {
+        Parts p = parts(in(v), false);
+        operands.insert(operands.end(), {p.re, p.im});
+        types.insert(types.end(), {out_.type(p.re), out_.type(p.im)});
+        keys += key ? 2 : 0;
+      } else {
+        operands.push_back(in(v));
+        types.push_back(out_.type(in(v)));
+        keys += key ? 1 : 0;
+      }
+    }
+    a.num_keys = keys;
+    auto rs = ir::Builder(out_, loc_).op_multi(OpKind::Sort, operands, types, a, {});
+    size_t k = 0;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      if (complex_value(op.operands[i])) {
+        map_[idx(op.results[i])] = join(Parts{rs[k], rs[k + 1]});
+        k += 2;
+      } else {
+        map_[idx(op.results[i])] = rs[k++];
+      }
+    }
+  }
+
   // pad(x, v): each part padded with the part of the padding value.
   void lower_pad(const ir::Op& op) {
     const auto& a = op.attr<ir::attr::Pad>();
@@ -558,6 +592,7 @@ class Lowering {
     if (!touches_complex && !region_complex) return copy(op);
     switch (op.kind) {
       case OpKind::DotGeneral: return lower_dot(op);
+      case OpKind::Sort: return lower_sort(op);
       case OpKind::Pad: return lower_pad(op);
       case OpKind::While: case OpKind::Cond: case OpKind::Scan: return lower_regions(op);
       default: return lower_structural(op);

@@ -8,10 +8,10 @@
 // interleaved parts. Everything after it (fusion, codegen, the runtime) sees real dtypes only,
 // and the fusion pass that follows turns each complex expression into one element loop.
 //
-// Comparisons and maximum / minimum order lexicographically (real parts first), as numpy
-// and jnp do. Ops shard does not support on complex values yet (products and extremes over
-// an axis, sorting, linear algebra on complex matrices) are refused earlier, at trace time;
-// one reaching this pass is an internal error.
+// Comparisons, maximum / minimum and sorts order lexicographically (real parts first), as
+// numpy and jnp do. Ops shard does not support on complex values yet (products and extremes
+// over an axis, linear algebra on complex matrices) are refused earlier, at trace time; one
+// reaching this pass is an internal error.
 #pragma once
 #include "ir/ir.hpp"
 

@@ -132,6 +132,10 @@ add("less, greater_equal (lexicographic)", "jnp.stack([z < w, z >= w, jnp.round(
     lambda v: np.stack([v["z"] < v["w"], v["z"] >= v["w"], np.round(v["z"]) <= np.round(v["w"]), v["z"] > v["z"]]), "exact")
 add("maximum minimum (lexicographic)", "jnp.stack([jnp.maximum(z, w), jnp.minimum(z, w)])",
     lambda v: np.stack([np.maximum(v["z"], v["w"]), np.minimum(v["z"], v["w"])]), "exact")
+add("sort (lexicographic)", "jnp.sort(jnp.round(z))", lambda v: np.sort(np.round(v["z"])), "exact")
+add("argsort, sort along an axis", "jnp.stack([jnp.argsort(jnp.round(z)).astype(jnp.float32), jnp.sort(jnp.round(z)).real])",
+    lambda v: np.stack([np.argsort(np.round(v["z"]), kind="stable").astype(np.float32), np.sort(np.round(v["z"])).real]), "exact")
+add("sort axis 0 of a matrix", "jnp.sort(cm, axis=0)", lambda v: np.sort(v["cm"], axis=0), "exact")
 add("where", "jnp.where(z.real > 0, z, w)", lambda v: np.where(v["z"].real > 0, v["z"], v["w"]))
 add("sum", "jnp.sum(z)", lambda v: np.sum(v["z"].astype(np.complex128)))
 add("mean axis", "jnp.mean(cm, axis=0)", lambda v: np.mean(v["cm"].astype(np.complex128), axis=0))
