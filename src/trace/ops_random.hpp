@@ -89,7 +89,10 @@ std::vector<ValueId> loop(Trace& t, const std::vector<ValueId>& init, const Loop
 // Gamma(a) samples of `shape` (a broadcast to it, converted to `dtype`), or their logs:
 // JAX's Marsaglia-Tsang _gamma_one vmapped over one key per element, differentiable in a
 // (random_gamma_p's JVP through random_gamma_grad).
-ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space);
+// With out_sharding (over Explicit axes dividing the element count), each device runs the
+// loops of its share of the elements.
+ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space,
+              const OptOutSharding& out = std::nullopt);
 // lax.random_gamma_grad(a, x): d sample / d a of a Gamma(a) sample x (same shapes).
 ValueId random_gamma_grad(Trace& t, ValueId a, ValueId x);
 // method='approximate': JAX's loop-free _gamma_approx (a chi-square quantile series at a + 4,

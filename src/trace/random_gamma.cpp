@@ -16,6 +16,7 @@
 //   JAX's.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -175,17 +176,55 @@ ir::Function gamma_one_function(Trace& parent, const ArrayType& key_type, const 
   return t.finish({result});
 }
 
+// How the lanes of a batched sampler are laid out: the flat lanes sharded over the output
+// sharding's axes (without one, over the mesh's Explicit axes), so each device runs the
+// rejection loops of its part only; the lanes are gathered at the end, and out_sharding= then
+// keeps each device's part.
+struct Lanes {
+  sharding::OutSharding flat, keys, whole;  // (n,), (n, 2), replicated
+};
+std::optional<Lanes> lanes_for(Trace& t, const OptOutSharding& out, int64_t n) {
+  const types::AbstractMesh& mesh = t.mesh();
+  const auto* ns = out ? std::get_if<types::NamedSharding>(&*out) : nullptr;
+  // No out_sharding: a replicated result, whose lanes still spread over the Explicit axes.
+  const types::PartitionSpec spec = !out ? types::PartitionSpec({mesh.explicit_axes()})
+                                  : ns   ? ns->spec()
+                                         : std::get<types::PartitionSpec>(*out);
+  types::PartitionSpec::Entry axes;
+  int64_t devices = 1;
+  for (const auto& e : spec.entries())
+    for (const auto& ax : e) {
+      const auto& names = mesh.axis_names();
+      auto it = std::find(names.begin(), names.end(), ax);
+      if (it == names.end() || mesh.axis_type(ax) != types::AxisType::Explicit) return std::nullopt;
+      axes.push_back(ax);
+      devices *= mesh.axis_sizes()[static_cast<size_t>(it - names.begin())];
+    }
+  if (devices <= 1 || n % devices != 0) return std::nullopt;
+  auto as = [&](std::vector<types::PartitionSpec::Entry> entries) -> sharding::OutSharding {
+    types::PartitionSpec p(std::move(entries));
+    if (ns) return ns->with_spec(p);
+    return p;
+  };
+  return Lanes{as({axes}), as({axes, {}}), as({})};
+}
+
 // JAX's _gamma_impl: one key per element (split from the key), _gamma_one vmapped over them.
-ValueId gamma_impl(Trace& t, ValueId key, ValueId a, bool log_space) {
+ValueId gamma_impl(Trace& t, ValueId key, ValueId a, bool log_space, const std::optional<Lanes>& lanes) {
   const auto at = t.type(a);
   const int64_t n = types::shape_product(at.shape());
   if (n == 0) return full(t, at.shape(), 0, {at.dtype(), false}, std::nullopt);
   ValueId keys = split(t, key, {n});
   ValueId alphas = reshape(t, a, {n});
+  if (lanes) {
+    keys = reshard(t, keys, lanes->keys);
+    alphas = reshard(t, alphas, lanes->flat);
+  }
   const ir::Function one =
       gamma_one_function(t, t.type(keys).with_shape({2}, {}), t.type(alphas).with_shape({}, {}).with_weak_type(false), log_space);
   auto out = batching::batch(t, one, {{keys, true}, {alphas, true}}, n);
   ValueId samples = batching::materialize(t, out.at(0), n);
+  if (lanes) samples = reshard(t, samples, lanes->whole);
   return reshape(t, samples, at.shape());
 }
 
@@ -338,14 +377,15 @@ ValueId gamma_grad(Trace& t, ValueId sample, ValueId a, bool log_space) {
 }
 
 // random_gamma_p: the sampler as a custom_jvp_call of (key, alpha) whose rule is JAX's JVP.
-ValueId gamma_p(Trace& t, ValueId key, ValueId a, bool log_space) {
+ValueId gamma_p(Trace& t, ValueId key, ValueId a, bool log_space, const OptOutSharding& out) {
   const auto at = t.type(a);
+  const std::optional<Lanes> lanes = lanes_for(t, out, types::shape_product(at.shape()));
   Region body = trace_body(t, "random_gamma", {t.type(key), at}, [&](Trace& r, const std::vector<ValueId>& ps) {
-    return std::vector<ValueId>{gamma_impl(r, ps[0], ps[1], log_space)};
+    return std::vector<ValueId>{gamma_impl(r, ps[0], ps[1], log_space, lanes)};
   });
   if (!body.consts.empty()) throw std::logic_error("internal error: random_gamma captured outer values");
-  autodiff::CustomJvpRule rule = [log_space](Trace& rt, const std::vector<ValueId>& primals, const std::vector<ValueId>& tangents) {
-    ValueId sample = gamma_impl(rt, primals.at(0), primals.at(1), log_space);
+  autodiff::CustomJvpRule rule = [log_space, lanes](Trace& rt, const std::vector<ValueId>& primals, const std::vector<ValueId>& tangents) {
+    ValueId sample = gamma_impl(rt, primals.at(0), primals.at(1), log_space, lanes);
     ValueId g = gamma_grad(rt, sample, primals.at(1), log_space);
     ValueId dy = mul(rt, tangents.at(1), g);
     return std::pair<std::vector<ValueId>, std::vector<ValueId>>{{sample}, {dy}};
@@ -363,8 +403,8 @@ ValueId param_as(Trace& t, ValueId p, const Shape& shape, DType dtype) {
 
 }  // namespace
 
-ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space) {
-  return gamma_p(t, key, param_as(t, a, shape, dtype), log_space);
+ValueId gamma(Trace& t, ValueId key, ValueId a, const Shape& shape, DType dtype, bool log_space, const OptOutSharding& out) {
+  return gamma_p(t, key, param_as(t, a, shape, dtype), log_space, out);
 }
 
 namespace {

@@ -123,7 +123,7 @@ NativeFn gamma_sampler(const char* name, bool log_space) {
     return apply(I, name, {k.data, alpha}, [&](Trace& t, const std::vector<ValueId>& ids) {
       Gathered g = gather(t, ids);
       ValueId r = approximate ? random::gamma_approx(t, g.ids[0], g.ids[1], shape, dt, log_space)
-                              : random::gamma(t, g.ids[0], g.ids[1], shape, dt, log_space);
+                              : random::gamma(t, g.ids[0], g.ids[1], shape, dt, log_space, out);
       return one_id(placed(t, r, out, g));
     });
   };
