@@ -84,7 +84,11 @@ ValueId poch(Trace& t, ValueId z, ValueId m) {
   ValueId m_zero = bin(t, EwOp::Eq, mc, cst(t, 0, mc));
   ValueId num = gamma(t, bin(t, EwOp::Add, zc, mc));
   ValueId ratio = bin(t, EwOp::Div, num, gamma(t, zc));
-  return where(t, m_zero, cst(t, 1, zc), ratio);
+  // At m = 0 the value is 1 and, as JAX's custom JVP has it, d/dm = digamma(z) (d/dz = 0):
+  // 1 + (m - stop_gradient(m)) digamma(z) is exactly 1 and carries that tangent.
+  ValueId dm = bin(t, EwOp::Sub, mc, stop_gradient(t, mc));
+  ValueId one = bin(t, EwOp::Add, cst(t, 1, zc), bin(t, EwOp::Mul, dm, un(t, EwOp::Digamma, zc)));
+  return where(t, m_zero, one, ratio);
 }
 
 namespace {

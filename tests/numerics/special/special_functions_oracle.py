@@ -364,6 +364,9 @@ SPECIAL = [
     ("jss.rel_entr(jnp.float32([0, 0, 1, -1, 1]), jnp.float32([0, 1, 0, 1, -1]))", [0, 0, np.inf, np.inf, np.inf]),
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
     ("jss.poch(jnp.float32([3, 2.5]), jnp.float32([0, 0]))", [1, 1]),
+    # JAX's custom JVP at m = 0: d/dm poch(z, 0) = digamma(z), d/dz = 0
+    ("jnp.stack([jax.grad(jss.poch, argnums=1)(2.5, 0.0), jax.grad(jss.poch, argnums=0)(2.5, 0.0)])",
+     [float(so.digamma_ref(2.5)[0]), 0]),
     ("jss.bernoulli(24)", [float(b) if k != 1 else -0.5 for k, b in enumerate(so._bernoulli(24))]),  # B_1 = -1/2 (B_n^-)
     ("jss.bernoulli(2)", [1, -0.5, 1 / 6]),
     ("jss.comb(jnp.float32([5, 5, -1, 3, 0]), jnp.float32([2, 6, 1, -1, 0]))", [10, 0, 0, 0, 1]),
