@@ -602,10 +602,100 @@ Value jnp_isdtype(Interp& I, CallArgs& a) {
   return interp::make_bool(match);
 }
 
+// ---- numpy 1.24's numerictypes helpers ------------------------------------------------------
+
+// numpy.obj2sctype: the scalar type of a scalar type, array, dtype or dtype specifier; null
+// (numpy's default) when there is none.
+Value obj2sctype(Interp& I, const Value& v) {
+  if (v && v->kind == ObjKind::Class && is_numpy_scalar_class(static_cast<interp::ClassObj&>(*v))) return v;
+  if (is_array_like(v)) return host_scalar_type(type_of(v).dtype());
+  if (is_none(v)) return host_scalar_type(DType::F64);
+  if (auto d = dtype_from_value(I, v)) return host_scalar_type(*d);
+  return nullptr;
+}
+
+Value np_min_scalar_type(Interp& I, CallArgs& a) {
+  interp::ArgParser p(I, a, "min_scalar_type", {"a"});
+  const Value v = p.get("a");
+  Value value = is_python_number(v) ? v : host_scalar_value(v);
+  if (value) {
+    if (auto* arr = as_array(v); arr && arr->array->type.dtype() == DType::BF16) return dtype_value(DType::BF16);
+    return dtype_value(to_shard_dtype(I, min_scalar_type(value).t, "min_scalar_type"));
+  }
+  if (is_array_like(v)) return dtype_value(type_of(v).dtype());
+  if (v && (v->kind == ObjKind::List || v->kind == ObjKind::Tuple))
+    return dtype_value(guarded(I, [&] { return host_array_from_python(I, v, std::nullopt); })->type.dtype());
+  I.raise("TypeError", fmt::format("min_scalar_type: expected a number or an array, got {}", I.type_name(v)));
+}
+
+// numpy.common_type: the inexact scalar type of the arrays (integers count as float64).
+Value np_common_type(Interp& I, CallArgs& a) {
+  if (!a.kwargs.empty()) I.raise("TypeError", fmt::format("common_type() got an unexpected keyword argument '{}'", a.kwargs[0].first));
+  bool is_complex = false;
+  int precision = 0;
+  for (const auto& v : a.args) {
+    if (!is_array_like(v)) I.raise("AttributeError", fmt::format("'{}' object has no attribute 'dtype'", I.type_name(v)));
+    const DType d = type_of(v).dtype();
+    int bits;
+    if (types::is_int(d)) bits = 64;
+    else if (types::is_complex(d)) {
+      is_complex = true;
+      bits = static_cast<int>(types::dtype_size(d) * 4);
+    } else if (types::is_float(d) && d != DType::BF16) bits = static_cast<int>(types::dtype_size(d) * 8);
+    else I.raise("TypeError", "can't get common type for non-numeric array");
+    precision = std::max(precision, bits);
+  }
+  if (is_complex) return host_scalar_type(precision <= 32 ? DType::C64 : DType::C128);
+  return host_scalar_type(precision == 16 ? DType::F16 : precision == 32 ? DType::F32 : DType::F64);
+}
+
+void add_numpy_numerictypes(Interp& I, ModuleObj& m) {
+  // Aliases numpy 1.24 has on 64-bit Linux (np.intp is np.int64, np.ubyte is np.uint8, ...).
+  struct Alias {
+    const char* name;
+    DType d;
+  };
+  for (Alias al : {Alias{"intp", DType::I64}, Alias{"ubyte", DType::U8}, Alias{"ushort", DType::U16}, Alias{"uintc", DType::U32},
+                   Alias{"cfloat", DType::C128}, Alias{"singlecomplex", DType::C64}})
+    m.dict.set(al.name, scalar_type_value(al.d, true));
+  auto codes = interp::make_dict();
+  for (auto [k, v] : {std::pair{"Character", "c"}, {"Integer", "bhilqp"}, {"UnsignedInteger", "BHILQP"}, {"Float", "efdg"},
+                      {"Complex", "FDG"}, {"AllInteger", "bBhHiIlLqQpP"}, {"AllFloat", "efdgFDG"}, {"Datetime", "Mm"},
+                      {"All", "?bhilqpBHILQPefdgFDGSUVOMm"}})
+    codes->set(I, interp::make_str(k), interp::make_str(v));
+  m.dict.set("typecodes", codes);
+  def_fn(m, "obj2sctype", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "obj2sctype", {"rep", "default="});
+    Value r = obj2sctype(I, p.get("rep"));
+    return r ? r : (p.get("default") ? p.get("default") : interp::none());
+  });
+  def_fn(m, "sctype2char", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "sctype2char", {"sctype"});
+    Value t = obj2sctype(I, p.get("sctype"));
+    if (!t) I.raise("ValueError", "unrecognized type");
+    auto d = dtype_from_value(I, t);
+    if (!d) throw interp::PyError{I.call(Value(I.builtin_class("KeyError")), std::vector<Value>{t})};  // numpy: KeyError(sctype)
+    return interp::make_str(std::string(1, dtype_char(*d)));
+  });
+  def_fn(m, "issubclass_", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "issubclass_", {"arg1", "arg2"});
+    const Value x = p.get("arg1"), y = p.get("arg2");
+    if (!x || x->kind != ObjKind::Class || !y || y->kind != ObjKind::Class) return interp::make_bool(false);
+    return interp::make_bool(static_cast<interp::ClassObj&>(*x).is_subclass_of(static_cast<interp::ClassObj*>(y.get())));
+  });
+  def_fn(m, "issubsctype", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "issubsctype", {"arg1", "arg2"});
+    Value x = obj2sctype(I, p.get("arg1")), y = obj2sctype(I, p.get("arg2"));
+    if (!x || !y) I.raise("TypeError", "issubclass() arg 1 must be a class");
+    return interp::make_bool(static_cast<interp::ClassObj&>(*x).is_subclass_of(static_cast<interp::ClassObj*>(y.get())));
+  });
+  def_fn(m, "min_scalar_type", np_min_scalar_type);
+  def_fn(m, "common_type", np_common_type);
+}
+
 }  // namespace
 
 void add_dtype_info(Interp& I, ModuleObj& m, bool host) {
-  (void)I;
   for (const char* n : {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
                         "complexfloating", "flexible", "character"})
     m.dict.set(n, numpy_abstract_type(n));
@@ -634,7 +724,13 @@ void add_dtype_info(Interp& I, ModuleObj& m, bool host) {
     if (!host && is_array_like(v)) return interp::make_bool(type_of(v).rank() == 0);
     return interp::make_bool(np_isscalar(v));
   });
-  if (!host) def_fn(m, "isdtype", jnp_isdtype);
+  if (host) {
+    add_numpy_numerictypes(I, m);
+  } else {
+    def_fn(m, "isdtype", jnp_isdtype);
+    m.dict.set("single", scalar_type_value(DType::F32, false));  // JAX: float32 = single
+    m.dict.set("double", scalar_type_value(DType::F64, false));
+  }
 }
 
 }  // namespace shard::api
