@@ -196,6 +196,34 @@ ValueId loggamma(Trace& t, ValueId x) {
   return where(t, pos, r, cst(t, NAN, x));
 }
 
+ValueId spence(Trace& t, ValueId x) {
+  auto c = [&](double v) { return cst(t, v, x); };
+  const double pi2_6 = M_PI * M_PI / 6;
+  ValueId inv = bin(t, EwOp::Gt, x, c(2));
+  ValueId safe = where(t, bin(t, EwOp::Eq, x, c(0)), c(1), x);  // 1/x is never taken at 0
+  ValueId xr = where(t, inv, bin(t, EwOp::Div, c(1), safe), x);
+  ValueId big = bin(t, EwOp::Gt, xr, c(1.5));
+  ValueId small = bin(t, EwOp::Lt, xr, c(0.5));
+  ValueId flag2 = bin(t, EwOp::Or, inv, big);
+  ValueId safe_r = where(t, bin(t, EwOp::Eq, xr, c(0)), c(1), xr);
+  ValueId z_big = bin(t, EwOp::Sub, c(1), bin(t, EwOp::Div, c(1), safe_r));
+  ValueId z_mid = bin(t, EwOp::Sub, c(1), xr);
+  ValueId z = where(t, big, z_big, where(t, small, xr, z_mid));
+  // Li2(z) = z (1 + z (1/4 + z (1/9 + ...))), |z| <= 1/2
+  const int terms = t.type(x).dtype() == DType::F64 ? 60 : 30;
+  ValueId acc = c(1.0 / (static_cast<double>(terms) * terms));
+  for (int k = terms - 1; k >= 1; --k) acc = bin(t, EwOp::Add, c(1.0 / (static_cast<double>(k) * k)), bin(t, EwOp::Mul, z, acc));
+  ValueId y = bin(t, EwOp::Mul, z, acc);
+  ValueId log_x = un(t, EwOp::Log, xr);
+  ValueId reflect = bin(t, EwOp::Sub, bin(t, EwOp::Sub, c(pi2_6), bin(t, EwOp::Mul, log_x, un(t, EwOp::Log1p, un(t, EwOp::Neg, xr)))), y);
+  ValueId y1 = where(t, small, reflect, y);
+  ValueId inverted = bin(t, EwOp::Sub, bin(t, EwOp::Mul, c(-0.5), bin(t, EwOp::Mul, log_x, log_x)), y1);
+  ValueId r = where(t, flag2, inverted, y1);
+  r = where(t, bin(t, EwOp::Eq, x, c(0)), c(pi2_6), r);
+  r = where(t, bin(t, EwOp::Eq, x, c(1)), c(0), r);
+  return where(t, bin(t, EwOp::Lt, x, c(0)), c(NAN), r);
+}
+
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter) {
   z = to_float(t, z);
   auto c = [&](double x) { return cst(t, x, z); };

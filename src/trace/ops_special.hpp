@@ -33,6 +33,9 @@ ValueId boxcox1p(Trace& t, ValueId x, ValueId lmbda);
 ValueId comb(Trace& t, ValueId n, ValueId k, bool repetition);
 // log Gamma(x) for real x: lgamma where x > 0, NaN elsewhere.
 ValueId loggamma(Trace& t, ValueId x);
+// spence(x) = Li2(1 - x) for x >= 0 (NaN below): Cephes' reductions (x > 2 to 1/x, then the
+// reflections about 1/2 and 3/2) around a power series of Li2 on |z| <= 1/2 in the dtype.
+ValueId spence(Trace& t, ValueId x);
 // jax.scipy.special.bessel_jn: J_0..J_v at z by JAX's backward (Miller) recurrence of n_iter + 1
 // steps, normalised by J_0 + 2 sum J_2k = 1; shape (v + 1,) + z.shape.
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter);

@@ -293,6 +293,10 @@ void fill_special(Interp&, ModuleObj& m) {
       return body(t, x);
     });
   def_fn(m, "log_ndtr", log_ndtr);
+  def_unary(m, "spence", [](Trace& t, ValueId x) {
+    require_f32_or_f64(t, x, ", see docstring for supported types.");
+    return trace::spence(t, x);
+  });
 }
 
 void fill_scipy(Interp& I, ModuleObj& m) {

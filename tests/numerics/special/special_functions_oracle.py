@@ -188,6 +188,38 @@ def bessel_j_d(n, x):
             return s
 
 
+_BN = [D(b.numerator) / D(b.denominator) for b in so._bernoulli(100)]
+
+
+def _li2_small(z):  # sum z^k / k^2, |z| < 0.05
+    s, zk, k = D(0), z, 1
+    while abs(zk) > D(10) ** -(PREC + 5):
+        s += zk / (k * k)
+        k += 1
+        zk *= z
+    return s
+
+
+def spence_d(x):
+    """Li2(1 - x): the Bernoulli series in u = -log x (an algorithm unlike shard's power series in
+    z) for 0.05 <= x <= 20; below, Euler's reflection with the power series of Li2(x); above,
+    the inversion spence(x) = -spence(1/x) - log(x)^2 / 2."""
+    if x == 1:
+        return D(0)
+    if x > 20:
+        return -spence_d(1 / x) - x.ln() ** 2 / 2
+    if x < D("0.05"):
+        return PI * PI / 6 - x.ln() * (1 - x).ln() - _li2_small(x)
+    u = -x.ln()
+    s, fact, up = D(0), D(1), u
+    for n in range(0, 100):
+        fact *= n + 1  # (n + 1)!
+        b = -_BN[1] if n == 1 else _BN[n]  # B_1 = -1/2 in this series
+        s += b * up / fact
+        up *= u
+    return s
+
+
 def zeta_grad_x_d(x, q):
     h = D(10) ** -20
     return (zeta_d(x + h, q) - zeta_d(x - h, q)) / (2 * h)
@@ -269,6 +301,7 @@ U = RNG.uniform
 GA = np.concatenate([U(0.05, 3, 40), U(3, 60, 40), U(0.5, 30, 16)])
 GX = np.concatenate([U(0.01, 6, 40), U(0.5, 60, 40), GA[-16:] * U(0.8, 1.25, 16)])
 GA, GX = _pad8(GA, GX)
+SPX = np.concatenate([10.0 ** U(-2.3, 2, 56), [0.5, 1.5, 2.0, 1.0, 0.75, 1.25, 3.0, 99.0]])
 BJZ = np.concatenate([U(5, 20, 56), [5, 8, 10, 12.5, 15, 18, 20, 7.5]])
 LAM = np.concatenate([U(-2, 2, len(GA) - 8), [0, 0, 1, -1, 0.5, 1e-6, -1e-6, 2]])
 # betainc (a, b, x)
@@ -335,6 +368,9 @@ CASES = [
     # accuracy, so the scale is 1 / |J| (float32 overflows below z ~ 5, as JAX's does)
     ("bessel_jn v=0", "jss.bessel_jn(bjz, v=3)[0]", ["bjz"], dec(lambda x: bessel_j_d(0, x)), 64, "absolute@dtype", 8),
     ("bessel_jn v=3", "jss.bessel_jn(bjz, v=3)[3]", ["bjz"], dec(lambda x: bessel_j_d(3, x)), 64, "absolute@dtype", 8),
+    # Cephes' reductions with a power series of Li2 in the dtype; near x = 1/2 and 2 the
+    # reflections subtract terms of about pi^2 / 6
+    ("spence", "jss.spence(spx)", ["spx"], dec(spence_d), 16, "spence@dtype", 4),
     # compositions of JAX's formulas, in the dtype
     ("boxcox", "jss.boxcox(gx, lam)", ["gx", "lam"], dec(lambda x, l: ((l * x.ln()).exp() - 1) / l if l != 0 else x.ln()), 8,
      "boxcox@dtype", 4),
@@ -364,6 +400,7 @@ SPECIAL = [
     ("jss.rel_entr(jnp.float32([0, 0, 1, -1, 1]), jnp.float32([0, 1, 0, 1, -1]))", [0, 0, np.inf, np.inf, np.inf]),
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
     ("jss.poch(jnp.float32([3, 2.5]), jnp.float32([0, 0]))", [1, 1]),
+    ("jss.spence(jnp.float32([0, 1, -1, 2, 0.5]))", [np.pi ** 2 / 6, 0, np.nan, -np.pi ** 2 / 12, np.pi ** 2 / 12 - np.log(2) ** 2 / 2]),
     # JAX's custom JVP at m = 0: d/dm poch(z, 0) = digamma(z), d/dz = 0
     ("jnp.stack([jax.grad(jss.poch, argnums=1)(2.5, 0.0), jax.grad(jss.poch, argnums=0)(2.5, 0.0)])",
      [float(so.digamma_ref(2.5)[0]), 0]),
@@ -381,7 +418,7 @@ SPECIAL = [
 
 
 def inputs(dtype):
-    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
+    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
          "eix": EIX, "eixabs": np.abs(EIX), "nn": NN, "nx": NX}
     return {k: np.asarray(a, dtype) for k, a in v.items()}
 
@@ -413,6 +450,8 @@ def scales(kind, args, ref):
         return np.abs(zx * np.log(zq))
     if kind == "absolute":
         return 16 / r
+    if kind == "spence":
+        return 4 / r
     if kind == "zeta_dx":  # the terms (a + k)^-x log(a + k), summed with alternating signs in the tail
         zx, zq = a
         return (np.abs(zx * np.log(zq)) + 2) * (1 + np.abs(np.log(zq + 8)) * 4) + 16
