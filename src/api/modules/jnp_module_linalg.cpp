@@ -12,6 +12,7 @@
 #include "api/objects/dtype_value.hpp"
 #include "interp/builtins/support.hpp"
 #include "primitives/linalg/linalg.hpp"
+#include "trace/ops_special.hpp"
 #include "types/x64_mode.hpp"
 
 namespace shard::api {
@@ -745,6 +746,12 @@ void add_jnp_linalg(Interp&, ModuleObj& m) {
     return r;
   });
   def_jnp(m, "vecdot", vecdot("jnp.vecdot"));
+  // jnp.i0: jax.scipy.special's exp(|x|) bessel_i0e(x) (its derivative exp(|x|) i1e(x), JAX's).
+  def_jnp(m, "i0", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "i0", {"x"});
+    return apply(I, "i0", {contraction_operand(I, p.get("x"), "i0", 0)},
+                 [](Trace& t, const std::vector<ValueId>& ids) { return std::vector<ValueId>{trace::bessel_i0(t, ids[0])}; });
+  });
   def_jnp(m, "matvec", matvec_or_vecmat(true));
   def_jnp(m, "vecmat", matvec_or_vecmat(false));
   def_jnp(m, "vdot", [](Interp& I, CallArgs& a) {

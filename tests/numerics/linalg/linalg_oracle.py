@@ -458,6 +458,8 @@ add("jnp.matvec", "jnp.matvec(AB, BB[..., 0])", lambda x: np.einsum("bij,bj->bi"
 add("jnp.matvec broadcast", "jnp.matvec(AB, b)", lambda x: x["AB"].astype(np.float64) @ x["b"])
 add("jnp.vecmat", "jnp.vecmat(b, AB)", lambda x: np.einsum("j,bjk->bk", x["b"].astype(np.float64), x["AB"]))
 add("jnp.vecmat int", "jnp.vecmat(jnp.array([1, 2]), jnp.array([[1, 2, 3], [4, 5, 6]]))", lambda x: np.array([9, 12, 15], np.int32), "exact")
+add("jnp.i0", "jnp.i0(AB)", lambda x: np.i0(x["AB"].astype(np.float64)), 1e-5)
+add("jnp.i0 int", "jnp.i0(jnp.arange(4))", lambda x: np.i0(np.arange(4.0)), 1e-6)
 add("jnp.vecdot int", "jnp.vecdot(jnp.array([[1, 2, 3], [4, 5, 6]]), jnp.array([[2, 3, 4]]))", lambda x: np.array([20, 47], np.int32), "exact")
 
 # Gradients: grad of sum(Wt * f(x)) against central differences of the float64 reference.
