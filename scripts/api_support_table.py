@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The modules shard registers (the jax.* ones and numpy), in the page's order.
 MODULES = [
-    "jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.lax.linalg", "jax.random",
+    "jax", "jax.dtypes", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.lax.linalg", "jax.random",
     "jax.nn", "jax.nn.initializers", "jax.sharding", "jax.tree_util", "jax.tree", "jax.debug",
     "jax.distributed", "jax.profiler", "jax.core", "jax.experimental", "jax.experimental.shard", "jax.experimental.shard_map",
     "jax.experimental.mesh_utils", "jax.experimental.multihost_utils", "jax.scipy", "jax.scipy.special",

@@ -420,12 +420,28 @@ DTypeW jnp_operand(Interp& I, const Value& v) {
   I.raise("TypeError", fmt::format("Cannot determine dtype of {}", I.repr(v)));
 }
 
+DTypeW jnp_result_dtype(Interp& I, const std::vector<Value>& args) {
+  if (args.empty()) I.raise("ValueError", "at least one array or dtype is required");
+  DTypeW r = jnp_operand(I, args[0]);
+  for (size_t i = 1; i < args.size(); ++i) r = trace::promote(r, jnp_operand(I, args[i]));
+  return r;  // a weak result is already the default dtype of its kind
+}
+
 Value jnp_result_type(Interp& I, CallArgs& a) {
   if (!a.kwargs.empty()) I.raise("TypeError", fmt::format("result_type() got an unexpected keyword argument '{}'", a.kwargs[0].first));
-  if (a.args.empty()) I.raise("ValueError", "at least one array or dtype is required");
-  DTypeW r = jnp_operand(I, a.args[0]);
-  for (size_t i = 1; i < a.args.size(); ++i) r = trace::promote(r, jnp_operand(I, a.args[i]));
-  return dtype_value(r.dtype);  // a weak result is already the default dtype of its kind
+  return dtype_value(jnp_result_dtype(I, a.args).dtype);
+}
+
+// jax.dtypes.result_type(*args, return_weak_type_flag=False).
+Value jax_dtypes_result_type(Interp& I, CallArgs& a) {
+  bool flag = false;
+  for (const auto& [k, v] : a.kwargs) {
+    if (k != "return_weak_type_flag") I.raise("TypeError", fmt::format("result_type() got an unexpected keyword argument '{}'", k));
+    flag = I.truthy(v);
+  }
+  const DTypeW r = jnp_result_dtype(I, a.args);
+  if (flag) return interp::make_tuple({dtype_value(r.dtype), interp::make_bool(r.weak)});
+  return dtype_value(r.dtype);
 }
 
 int np_category(NT t) { return t.kind == 'b' ? 0 : nt_int(t) ? 1 : 2; }
@@ -693,7 +709,39 @@ void add_numpy_numerictypes(Interp& I, ModuleObj& m) {
   def_fn(m, "common_type", np_common_type);
 }
 
+// jax.dtypes: the dtype utilities jax.numpy's are built on (jax/_src/dtypes.py).
+void fill_jax_dtypes(Interp& I, ModuleObj& m) {
+  m.dict.set("bfloat16", host_scalar_type(DType::BF16));  // ml_dtypes.bfloat16
+  def_fn(m, "finfo", finfo);
+  def_fn(m, "iinfo", iinfo);
+  def_fn(m, "issubdtype", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "issubdtype", {"a", "b"});
+    return interp::make_bool(jnp_issubdtype(I, p.get("a"), p.get("b")));
+  });
+  def_fn(m, "result_type", jax_dtypes_result_type);
+  def_fn(m, "canonicalize_dtype", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "canonicalize_dtype", {"dtype", "allow_extended_dtype="});
+    return dtype_value(trace::canonicalize_device(dtype_of_arg(I, p.get("dtype"))));
+  });
+  def_fn(m, "itemsize_bits", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "itemsize_bits", {"dtype"});
+    if (is_none(p.get("dtype"))) I.raise("ValueError", "dtype cannot be None.");
+    return interp::make_int(static_cast<int64_t>(types::dtype_size(require_dtype(I, p.get("dtype"))) * 8));
+  });
+  // scalar_type_of: the Python type a value's dtype converts to (custom floats: float).
+  def_fn(m, "scalar_type_of", [](Interp& I, CallArgs& a) -> Value {
+    interp::ArgParser p(I, a, "scalar_type_of", {"x"});
+    const DType d = jnp_operand(I, p.get("x")).dtype;
+    if (d == DType::Bool) return interp::T().bool_;
+    if (types::is_int(d)) return interp::T().int_;
+    if (types::is_complex(d)) return interp::T().complex;
+    return interp::T().float_;
+  });
+}
+
 }  // namespace
+
+void register_jax_dtypes_module() { Interp::register_builtin_module("jax.dtypes", fill_jax_dtypes); }
 
 void add_dtype_info(Interp& I, ModuleObj& m, bool host) {
   for (const char* n : {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",

@@ -10,5 +10,8 @@
 namespace shard::api {
 
 void add_dtype_info(interp::Interp& I, interp::ModuleObj& m, bool host);
+// jax.dtypes: bfloat16, finfo, iinfo, issubdtype, result_type (return_weak_type_flag=),
+// canonicalize_dtype, itemsize_bits, scalar_type_of.
+void register_jax_dtypes_module();
 
 }  // namespace shard::api

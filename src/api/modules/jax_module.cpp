@@ -427,7 +427,7 @@ void fill_jax(Interp& I, ModuleObj& m) {
                               std::pair{"jax.tree_util", "tree_util"}, std::pair{"jax.tree", "tree"}, std::pair{"jax.random", "random"},
                               std::pair{"jax.scipy", "scipy"}, std::pair{"jax.nn", "nn"},
                               std::pair{"jax.checkpoint_policies", "checkpoint_policies"}, std::pair{"jax.distributed", "distributed"},
-                              std::pair{"jax.profiler", "profiler"}})
+                              std::pair{"jax.profiler", "profiler"}, std::pair{"jax.dtypes", "dtypes"}})
     bind_submodule(I, m, dotted, leaf);
   if (Value* lax = m.dict.find("lax"); lax && (*lax)->kind == ObjKind::Module)
     install_with_sharding_constraint(static_cast<ModuleObj&>(**lax));

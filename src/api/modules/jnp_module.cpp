@@ -98,6 +98,7 @@ void register_jnp_module() {
     m.dict.set("fft", I.import_module("jax.numpy.fft", I.current_loc()));
   });
   register_jnp_linalg_module();
+  register_jax_dtypes_module();  // dtype_info.cpp
   register_jnp_fft_module();
 }
 
