@@ -1,5 +1,6 @@
-// jax.numpy contractions: dot matmul vdot inner outer tensordot einsum, all lowered to
-// dot_general (and transposes/reductions), and jax.numpy.linalg.norm.
+// jax.numpy contractions: dot matmul vdot inner outer tensordot einsum vecdot matvec vecmat,
+// lowered to dot_general (and transposes/reductions), jnp.i0; and jax.numpy.linalg's norm,
+// vector_norm, matrix_norm, cond, multi_dot, lstsq, tensorinv, tensorsolve and array-API names.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // jax.numpy.linalg's decompositions and solvers (inv, solve, det, slogdet, cholesky, qr, svd,
 // eigh, eigvalsh, pinv, matrix_power, matrix_rank) and jax.lax.linalg's primitives (cholesky, lu,
-// triangular_solve, eigh, svd, qr), over the primitives of primitives/linalg/.
+// triangular_solve, eigh, svd, qr) with lu_pivots_to_permutation (a fori_loop, as JAX's generic
+// lowering), over the primitives of primitives/linalg/.
 #include <fmt/format.h>
 
 #include "api/modules/jnp_module.hpp"

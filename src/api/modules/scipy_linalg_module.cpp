@@ -1,6 +1,9 @@
 // jax.scipy.linalg over the linalg primitives (primitives/linalg/): solve_triangular,
-// cholesky, cho_factor, cho_solve, lu, det, inv, solve, eigh, svd, qr, with scipy's
-// conventions (cholesky's upper factor by default, qr's 'full' mode, lu's p @ l @ u).
+// cholesky, cho_factor, cho_solve, lu, lu_factor, lu_solve, det, inv, solve, eigh, svd, qr,
+// qr_multiply, eigh_tridiagonal, expm, expm_frechet, polar, with scipy's conventions
+// (cholesky's upper factor by default, qr's 'full' mode, lu's p @ l @ u); and the structured
+// matrices (block_diag, toeplitz, hankel, circulant, companion, fiedler, fiedler_companion,
+// leslie, convolution_matrix, dft, hilbert, invhilbert, hadamard, helmert, pascal, invpascal).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

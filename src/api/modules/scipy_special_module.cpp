@@ -1,7 +1,10 @@
 // jax.scipy.special: the special functions over the elementwise primitives (erf, erfc,
-// erf_inv, logistic, lgamma, digamma, polygamma) and the compositions of
+// erf_inv, logistic, lgamma, digamma, polygamma; igamma, igammac, betainc, zeta, bessel_i0e,
+// bessel_i1e, erfcx, expi, expn of codegen/special_functions.cpp) and the compositions of
 // trace/ops_composite.cpp (logsumexp, xlogy, xlog1py, logit, the gamma family, the normal
-// distribution). Integer arguments become floats, as in JAX.
+// distribution) and trace/ops_special.cpp (i0, i1, poch, rel_entr, kl_div, boxcox, comb,
+// spence, bessel_jn, zeta's x derivative, logsumexp's sign and where). Integer arguments
+// become floats, as in JAX. lax.betainc is defined here too (add_lax_betainc).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
