@@ -39,6 +39,22 @@ ValueId isnan_(Trace& t, ValueId x) { return binary(t, "ne", EwOp::Ne, x, x); }
 // A scalar is its own any (and a rank-0 reduce_or would batch as a reduction of the batch).
 ValueId any_(Trace& t, ValueId pred) { return t.type(pred).rank() == 0 ? pred : reduce(t, "reduce_or", ReduceKind::Or, pred, {}, false); }
 ValueId key_at(Trace& t, ValueId keys, int64_t i) { return index_dims(t, keys, {0}, {i}); }
+// x op v and v op x for a constant v of x's dtype: the constant is emitted inside, so a call
+// has one argument that emits ops (docs/architecture.md: op order must not depend on the
+// compiler's argument order).
+DType dt(Trace& t, ValueId x) { return t.type(x).dtype(); }
+ValueId addc(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return add(t, x, k); }
+ValueId subc(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return sub(t, x, k); }
+ValueId mulc(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return mul(t, x, k); }
+ValueId divc(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return div(t, x, k); }
+ValueId cadd(Trace& t, double v, ValueId x) { ValueId k = c(t, v, dt(t, x)); return add(t, k, x); }
+ValueId csub(Trace& t, double v, ValueId x) { ValueId k = c(t, v, dt(t, x)); return sub(t, k, x); }
+ValueId cmul(Trace& t, double v, ValueId x) { ValueId k = c(t, v, dt(t, x)); return mul(t, k, x); }
+ValueId cdiv(Trace& t, double v, ValueId x) { ValueId k = c(t, v, dt(t, x)); return div(t, k, x); }
+ValueId ltc(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return lt(t, x, k); }
+ValueId lec(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return le(t, x, k); }
+ValueId gec(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return ge(t, x, k); }
+ValueId eqc(Trace& t, ValueId x, double v) { ValueId k = c(t, v, dt(t, x)); return eq(t, x, k); }
 ValueId unit_uniform(Trace& t, ValueId key, const Shape& shape, DType d, const OptOutSharding& out = std::nullopt) {
   ValueId lo = c(t, 0, d), hi = c(t, 1, d);
   return uniform(t, key, shape, d, lo, hi, out);
@@ -57,50 +73,62 @@ ValueId param_as(Trace& t, ValueId p, const Shape& shape, DType dtype, const Opt
 ValueId poisson_knuth(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype, const OptOutSharding& out) {
   ValueId k0 = full(t, shape, 0, {dtype, false}, out);
   ValueId log0 = full(t, shape, 0, {DType::F32, false}, out);
-  auto going = [&](Trace& r, ValueId log_prod) { return gt(r, log_prod, neg(r, r.lift(t, lam))); };
+  auto going = [&](Trace& r, ValueId log_prod) {
+    ValueId lam_r = r.lift(t, lam);
+    return gt(r, log_prod, neg(r, lam_r));
+  };
   auto res = loop(
       t, {k0, key, log0}, [&](Trace& r, const std::vector<ValueId>& s) { return any_(r, going(r, s[2])); },
       [&](Trace& r, const std::vector<ValueId>& s) {
         ValueId ks = split(r, s[1], {2});
         ValueId next = key_at(r, ks, 0), sub_key = key_at(r, ks, 1);
-        ValueId k_plus = add(r, s[0], c(r, 1, dtype));
+        ValueId k_plus = addc(r, s[0], 1);
         ValueId k = where(r, going(r, s[2]), k_plus, s[0]);
         ValueId u = unit_uniform(r, sub_key, shape, DType::F32, out);
         return std::vector<ValueId>{k, next, add(r, s[2], log_(r, u))};
       });
-  return sub(t, res[0], c(t, 1, dtype));
+  return subc(t, res[0], 1);
 }
 
 // Hörmann's transformed rejection (PTRS) for lam >= 10.
 ValueId poisson_rejection(Trace& t, ValueId key, ValueId lam, const Shape& shape, DType dtype, const OptOutSharding& out) {
   const DType f = DType::F32;
   ValueId log_lam = log_(t, lam);
-  ValueId b = add(t, c(t, 0.931, f), mul(t, c(t, 2.53, f), sqrt_(t, lam)));
-  ValueId a = add(t, c(t, -0.059, f), mul(t, c(t, 0.02483, f), b));
-  ValueId inv_alpha = add(t, c(t, 1.1239, f), div(t, c(t, 1.1328, f), sub(t, b, c(t, 3.4, f))));
-  ValueId v_r = sub(t, c(t, 0.9277, f), div(t, c(t, 3.6224, f), sub(t, b, c(t, 2, f))));
+  ValueId sqrt_lam = sqrt_(t, lam);
+  ValueId b = cadd(t, 0.931, cmul(t, 2.53, sqrt_lam));
+  ValueId a = cadd(t, -0.059, cmul(t, 0.02483, b));
+  ValueId b_34 = subc(t, b, 3.4);
+  ValueId inv_alpha = cadd(t, 1.1239, cdiv(t, 1.1328, b_34));
+  ValueId b_2 = subc(t, b, 2);
+  ValueId v_r = csub(t, 0.9277, cdiv(t, 3.6224, b_2));
   ValueId k0 = full(t, shape, -1, {f, false}, out);
   ValueId acc0 = full(t, shape, 0, {DType::Bool, false}, out);
   auto res = loop(
       t, {k0, acc0, key}, [&](Trace& r, const std::vector<ValueId>& s) { return any_(r, bnot(r, s[1])); },
       [&](Trace& r, const std::vector<ValueId>& s) {
-        auto L = [&](ValueId v) { return r.lift(t, v); };
+        ValueId lam_r = r.lift(t, lam), a_r = r.lift(t, a), b_r = r.lift(t, b);
+        ValueId inv_alpha_r = r.lift(t, inv_alpha), log_lam_r = r.lift(t, log_lam), v_r_r = r.lift(t, v_r);
         ValueId ks = split(r, s[2], {3});
         ValueId next = key_at(r, ks, 0);
-        ValueId u = sub(r, unit_uniform(r, key_at(r, ks, 1), shape, f, out), c(r, 0.5, f));
+        ValueId u = subc(r, unit_uniform(r, key_at(r, ks, 1), shape, f, out), 0.5);
         ValueId v = unit_uniform(r, key_at(r, ks, 2), shape, f, out);
-        ValueId us = sub(r, c(r, 0.5, f), abs_(r, u));
-        ValueId lam_r = L(lam), a_r = L(a), b_r = L(b);
-        ValueId two_a = mul(r, c(r, 2, f), a_r);
+        ValueId us = csub(r, 0.5, abs_(r, u));
+        ValueId two_a = cmul(r, 2, a_r);
         ValueId slope = add(r, div(r, two_a, us), b_r);
-        ValueId k = floor_(r, add(r, add(r, mul(r, slope, u), lam_r), c(r, 0.43, f)));
-        ValueId denom = add(r, div(r, a_r, mul(r, us, us)), b_r);
-        ValueId s_ = log_(r, div(r, mul(r, v, L(inv_alpha)), denom));
-        ValueId k_log_lam = mul(r, k, L(log_lam));
-        ValueId lg = gammaln(r, add(r, k, c(r, 1, f)));
+        ValueId k = floor_(r, addc(r, add(r, mul(r, slope, u), lam_r), 0.43));
+        ValueId us_sq = mul(r, us, us);
+        ValueId denom = add(r, div(r, a_r, us_sq), b_r);
+        ValueId s_ = log_(r, div(r, mul(r, v, inv_alpha_r), denom));
+        ValueId k_log_lam = mul(r, k, log_lam_r);
+        ValueId lg = gammaln(r, addc(r, k, 1));
         ValueId t_ = sub(r, add(r, neg(r, lam_r), k_log_lam), lg);
-        ValueId accept1 = band(r, ge(r, us, c(r, 0.07, f)), le(r, v, L(v_r)));
-        ValueId reject = bor(r, lt(r, k, c(r, 0, f)), band(r, lt(r, us, c(r, 0.013, f)), gt(r, v, us)));
+        ValueId wide = gec(r, us, 0.07);
+        ValueId low_v = le(r, v, v_r_r);
+        ValueId accept1 = band(r, wide, low_v);
+        ValueId negative = ltc(r, k, 0);
+        ValueId narrow = ltc(r, us, 0.013);
+        ValueId high_v = gt(r, v, us);
+        ValueId reject = bor(r, negative, band(r, narrow, high_v));
         ValueId accept2 = le(r, s_, t_);
         ValueId accept = bor(r, accept1, band(r, bnot(r, reject), accept2));
         ValueId k_out = where(r, accept, k, s[0]);
@@ -118,15 +146,21 @@ ValueId stirling_approx_tail(Trace& t, ValueId k) {
                                        0.0166446911898211,  0.0138761288230707,  0.0118967099458917, 0.0104112652619720,
                                        0.00925546218271273, 0.00833056343336287};
   const DType d = t.type(k).dtype();
-  ValueId use_tail = le(t, k, c(t, 9, d));
-  ValueId kc = clip(t, k, c(t, 0, d), c(t, 9, d));
-  ValueId kp1 = add(t, kc, c(t, 1, d));
+  ValueId use_tail = lec(t, k, 9);
+  ValueId lo = c(t, 0, d);
+  ValueId hi = c(t, 9, d);
+  ValueId kc = clip(t, k, lo, hi);
+  ValueId kp1 = addc(t, kc, 1);
   ValueId kp1sq = mul(t, kp1, kp1);
-  ValueId inner = sub(t, c(t, 1.0 / 360, d), div(t, c(t, 1.0 / 1260, d), kp1sq));
-  ValueId approx = div(t, sub(t, c(t, 1.0 / 12, d), div(t, inner, kp1sq)), kp1);
+  ValueId inner = csub(t, 1.0 / 360, cdiv(t, 1.0 / 1260, kp1sq));
+  ValueId approx = div(t, csub(t, 1.0 / 12, div(t, inner, kp1sq)), kp1);
   ValueId idx = floor_(t, kc);
   ValueId table = c(t, kTail[0], d);
-  for (int j = 1; j < 10; ++j) table = where(t, eq(t, idx, c(t, j, d)), c(t, kTail[j], d), table);
+  for (int j = 1; j < 10; ++j) {
+    ValueId at_j = eqc(t, idx, j);
+    ValueId tail_j = c(t, kTail[j], d);
+    table = where(t, at_j, tail_j, table);
+  }
   return where(t, use_tail, table, approx);
 }
 
@@ -135,58 +169,74 @@ ValueId binomial_inversion(Trace& t, ValueId key, ValueId count, ValueId prob, c
   const DType pd = t.type(prob).dtype();
   ValueId log1mp = unary(t, "log1p", EwOp::Log1p, neg(t, prob));
   ValueId zeros = full(t, shape, 0, {pd, false}, std::nullopt);
-  auto going = [&](Trace& r, ValueId geom_sum) { return le(r, geom_sum, r.lift(t, count)); };
+  auto going = [&](Trace& r, ValueId geom_sum) {
+    ValueId count_r = r.lift(t, count);
+    return le(r, geom_sum, count_r);
+  };
   auto out = loop(
       t, {zeros, zeros, key}, [&](Trace& r, const std::vector<ValueId>& s) { return any_(r, going(r, s[1])); },
       [&](Trace& r, const std::vector<ValueId>& s) {
+        ValueId log1mp_r = r.lift(t, log1mp);
         ValueId ks = split(r, s[2], {2});
         ValueId sub_key = key_at(r, ks, 0), next = key_at(r, ks, 1);  // subkey, key = split(key)
-        ValueId num = where(r, going(r, s[1]), add(r, s[0], c(r, 1, pd)), s[0]);
+        ValueId more = going(r, s[1]);
+        ValueId num = where(r, more, addc(r, s[0], 1), s[0]);
         ValueId u = unit_uniform(r, sub_key, shape, pd);
-        ValueId geom = unary(r, "ceil", EwOp::Ceil, div(r, log_(r, u), r.lift(t, log1mp)));
+        ValueId geom = unary(r, "ceil", EwOp::Ceil, div(r, log_(r, u), log1mp_r));
         return std::vector<ValueId>{num, add(r, s[1], geom), next};
       });
-  return convert(t, sub(t, out[0], c(t, 1, pd)), {dtype, false});
+  return convert(t, subc(t, out[0], 1), {dtype, false});
 }
 
 // Hörmann's BTRS transformed rejection (n p > 10).
 ValueId btrs(Trace& t, ValueId key, ValueId count, ValueId prob, const Shape& shape, DType dtype) {
   const DType d = t.type(prob).dtype();
-  ValueId one = c(t, 1, d);
-  ValueId q = sub(t, one, prob);
+  ValueId q = csub(t, 1, prob);
   ValueId stddev = sqrt_(t, mul(t, mul(t, count, prob), q));
-  ValueId b = add(t, c(t, 1.15, d), mul(t, c(t, 2.53, d), stddev));
-  ValueId a = add(t, add(t, c(t, -0.0873, d), mul(t, c(t, 0.0248, d), b)), mul(t, c(t, 0.01, d), prob));
-  ValueId cc = add(t, mul(t, count, prob), c(t, 0.5, d));
-  ValueId v_r = sub(t, c(t, 0.92, d), div(t, c(t, 4.2, d), b));
+  ValueId b = cadd(t, 1.15, cmul(t, 2.53, stddev));
+  ValueId a0 = cadd(t, -0.0873, cmul(t, 0.0248, b));
+  ValueId a = add(t, a0, cmul(t, 0.01, prob));
+  ValueId cc = addc(t, mul(t, count, prob), 0.5);
+  ValueId v_r = csub(t, 0.92, cdiv(t, 4.2, b));
   ValueId r_ = div(t, prob, q);
-  ValueId alpha = mul(t, add(t, c(t, 2.83, d), div(t, c(t, 5.1, d), b)), stddev);
-  ValueId m = floor_(t, mul(t, add(t, count, one), prob));
+  ValueId alpha = mul(t, cadd(t, 2.83, cdiv(t, 5.1, b)), stddev);
+  ValueId m = floor_(t, mul(t, addc(t, count, 1), prob));
   ValueId k0 = full(t, shape, -1, {d, false}, std::nullopt);
   ValueId acc0 = full(t, shape, 0, {DType::Bool, false}, std::nullopt);
   auto out = loop(
       t, {k0, acc0, key}, [&](Trace& r, const std::vector<ValueId>& s) { return any_(r, bnot(r, s[1])); },
       [&](Trace& r, const std::vector<ValueId>& s) {
-        auto L = [&](ValueId v) { return r.lift(t, v); };
+        ValueId n = r.lift(t, count), a_r = r.lift(t, a), mm = r.lift(t, m), rr = r.lift(t, r_);
+        ValueId b_r = r.lift(t, b), cc_r = r.lift(t, cc), v_r_r = r.lift(t, v_r), alpha_r = r.lift(t, alpha);
         ValueId ks = split(r, s[2], {3});
         ValueId next = key_at(r, ks, 0);
         ValueId u0 = unit_uniform(r, key_at(r, ks, 1), shape, d);
         ValueId v0 = unit_uniform(r, key_at(r, ks, 2), shape, d);
-        ValueId u = sub(r, u0, c(r, 0.5, d));
-        ValueId us = sub(r, c(r, 0.5, d), abs_(r, u));
-        ValueId accept1 = band(r, ge(r, us, c(r, 0.07, d)), le(r, v0, L(v_r)));
-        ValueId n = L(count), a_r = L(a), mm = L(m), rr = L(r_);
-        ValueId two_a = mul(r, c(r, 2, d), a_r);
-        ValueId k = floor_(r, add(r, mul(r, add(r, div(r, two_a, us), L(b)), u), L(cc)));
-        ValueId reject = bor(r, lt(r, k, c(r, 0, d)), gt(r, k, n));
-        ValueId denom = add(r, div(r, a_r, mul(r, us, us)), L(b));
-        ValueId v = log_(r, div(r, mul(r, v0, L(alpha)), denom));
-        ValueId one_r = c(r, 1, d), half = c(r, 0.5, d);
-        ValueId n_m_1 = add(r, sub(r, n, mm), one_r);  // count - m + 1
-        ValueId n_k_1 = add(r, sub(r, n, k), one_r);   // count - k + 1
-        ValueId t1 = mul(r, add(r, mm, half), log_(r, div(r, add(r, mm, one_r), mul(r, rr, n_m_1))));
-        ValueId t2 = mul(r, add(r, n, one_r), log_(r, div(r, n_m_1, n_k_1)));
-        ValueId t3 = mul(r, add(r, k, half), log_(r, div(r, mul(r, rr, n_k_1), add(r, k, one_r))));
+        ValueId u = subc(r, u0, 0.5);
+        ValueId us = csub(r, 0.5, abs_(r, u));
+        ValueId wide = gec(r, us, 0.07);
+        ValueId low_v = le(r, v0, v_r_r);
+        ValueId accept1 = band(r, wide, low_v);
+        ValueId two_a = cmul(r, 2, a_r);
+        ValueId slope = add(r, div(r, two_a, us), b_r);
+        ValueId k = floor_(r, add(r, mul(r, slope, u), cc_r));
+        ValueId negative = ltc(r, k, 0);
+        ValueId too_many = gt(r, k, n);
+        ValueId reject = bor(r, negative, too_many);
+        ValueId us_sq = mul(r, us, us);
+        ValueId denom = add(r, div(r, a_r, us_sq), b_r);
+        ValueId v = log_(r, div(r, mul(r, v0, alpha_r), denom));
+        ValueId n_m_1 = addc(r, sub(r, n, mm), 1);  // count - m + 1
+        ValueId n_k_1 = addc(r, sub(r, n, k), 1);   // count - k + 1
+        ValueId m_half = addc(r, mm, 0.5);
+        ValueId m_1 = addc(r, mm, 1);
+        ValueId t1 = mul(r, m_half, log_(r, div(r, m_1, mul(r, rr, n_m_1))));
+        ValueId n_1 = addc(r, n, 1);
+        ValueId t2 = mul(r, n_1, log_(r, div(r, n_m_1, n_k_1)));
+        ValueId k_half = addc(r, k, 0.5);
+        ValueId r_nk = mul(r, rr, n_k_1);
+        ValueId k_1 = addc(r, k, 1);
+        ValueId t3 = mul(r, k_half, log_(r, div(r, r_nk, k_1)));
         ValueId s1 = stirling_approx_tail(r, mm);
         ValueId s2 = stirling_approx_tail(r, sub(r, n, mm));
         ValueId s3 = stirling_approx_tail(r, k);
@@ -204,13 +254,16 @@ ValueId btrs(Trace& t, ValueId key, ValueId count, ValueId prob, const Shape& sh
 ValueId poisson(Trace& t, ValueId key, ValueId lam_in, const Shape& shape, DType dtype, const OptOutSharding& out) {
   const DType f = DType::F32;
   ValueId lam = param_as(t, lam_in, shape, f, out);
-  ValueId use_knuth = bor(t, isnan_(t, lam), lt(t, lam, c(t, 10, f)));
+  ValueId lam_nan = isnan_(t, lam);
+  ValueId lam_small = ltc(t, lam, 10);
+  ValueId use_knuth = bor(t, lam_nan, lam_small);
   ValueId lam_knuth = where(t, use_knuth, lam, c(t, 0, f));
   ValueId lam_rejection = where(t, use_knuth, c(t, 1e5, f), lam);
   ValueId knuth = poisson_knuth(t, key, lam_knuth, shape, dtype, out);
   ValueId rejection = poisson_rejection(t, key, lam_rejection, shape, dtype, out);
   ValueId result = where(t, use_knuth, knuth, rejection);
-  return where(t, eq(t, lam, c(t, 0, f)), c(t, 0, dtype), result);
+  ValueId lam_zero = eqc(t, lam, 0);
+  return where(t, lam_zero, c(t, 0, dtype), result);
 }
 
 namespace {
@@ -218,28 +271,30 @@ namespace {
 // T(y) = (1 - y^2 + 2 y log y) / (1 - y)^2, by its series near y = 1.
 ValueId peizer_pratt_t(Trace& t, ValueId y) {
   const DType d = t.type(y).dtype();
-  ValueId dd = sub(t, y, c(t, 1, d));
-  ValueId small = lt(t, abs_(t, dd), c(t, 0.25, d));
-  ValueId series = mul(t, dd, c(t, 0, d));
+  ValueId dd = subc(t, y, 1);
+  ValueId small = ltc(t, abs_(t, dd), 0.25);
+  ValueId series = mulc(t, dd, 0);
   for (int k = 9; k >= 1; --k) {
     const double coef = 2.0 * (k % 2 ? -1.0 : 1.0) / ((k + 1) * (k + 2));
-    series = mul(t, dd, add(t, c(t, coef, d), series));
+    series = mul(t, dd, cadd(t, coef, series));
   }
   ValueId y_safe = where(t, small, c(t, 2, d), y);
   ValueId d_safe = where(t, small, c(t, 1, d), dd);
   ValueId y2 = mul(t, y_safe, y_safe);
-  ValueId two_y_log_y = mul(t, mul(t, c(t, 2, d), y_safe), log_(t, y_safe));
-  ValueId direct = div(t, add(t, sub(t, c(t, 1, d), y2), two_y_log_y), mul(t, d_safe, d_safe));
+  ValueId log_y = log_(t, y_safe);
+  ValueId two_y_log_y = mul(t, cmul(t, 2, y_safe), log_y);
+  ValueId numer = add(t, csub(t, 1, y2), two_y_log_y);
+  ValueId direct = div(t, numer, mul(t, d_safe, d_safe));
   return where(t, small, series, direct);
 }
 
 // z(x) with Pr[X <= x] ~ ndtr(z(x)) (Peizer and Pratt, with the 0.02 correction).
 ValueId peizer_pratt_z(Trace& t, ValueId x, ValueId lam) {
-  const DType d = t.type(x).dtype();
-  ValueId y = div(t, add(t, x, c(t, 0.5, d)), lam);
+  ValueId y = div(t, addc(t, x, 0.5), lam);
   ValueId tt = peizer_pratt_t(t, y);
-  ValueId head = add(t, add(t, sub(t, x, lam), c(t, 2.0 / 3.0, d)), div(t, c(t, 0.02, d), add(t, x, c(t, 1, d))));
-  return mul(t, head, sqrt_(t, div(t, add(t, c(t, 1, d), tt), lam)));
+  ValueId head0 = addc(t, sub(t, x, lam), 2.0 / 3.0);
+  ValueId head = add(t, head0, cdiv(t, 0.02, addc(t, x, 1)));
+  return mul(t, head, sqrt_(t, div(t, cadd(t, 1, tt), lam)));
 }
 
 ValueId poisson_from_normal(Trace& t, ValueId z, ValueId lam) {
@@ -250,26 +305,31 @@ ValueId poisson_from_normal(Trace& t, ValueId z, ValueId lam) {
   ValueId cdf = pmf;
   ValueId count = convert(t, lt(t, cdf, u), {d, false});
   for (int k = 1; k < 19; ++k) {
-    pmf = mul(t, pmf, div(t, lam, c(t, k, d)));
+    pmf = mul(t, pmf, divc(t, lam, k));
     cdf = add(t, cdf, pmf);
     count = add(t, count, convert(t, lt(t, cdf, u), {d, false}));
   }
   // Above: the smallest integer c with z(c) >= z, around a Cornish-Fisher guess.
   ValueId s = sqrt_(t, lam);
   ValueId z2 = mul(t, z, z);
-  ValueId root = add(t, add(t, sub(t, add(t, lam, mul(t, s, z)), c(t, 2.0 / 3.0, d)), div(t, z2, c(t, 6, d))),
-                     div(t, mul(t, z, sub(t, c(t, 1, d), z2)), mul(t, c(t, 72, d), s)));
-  ValueId x = add(t, root, c(t, 0.6, d));
+  ValueId root0 = subc(t, add(t, lam, mul(t, s, z)), 2.0 / 3.0);
+  ValueId root1 = add(t, root0, divc(t, z2, 6));
+  ValueId cubic = mul(t, z, csub(t, 1, z2));
+  ValueId root = add(t, root1, div(t, cubic, cmul(t, 72, s)));
+  ValueId x = addc(t, root, 0.6);
   ValueId ci = unary(t, "ceil", EwOp::Ceil, x);
   auto root_ge = [&](ValueId cc) {
-    ValueId zc = peizer_pratt_z(t, binary(t, "max", EwOp::Max, cc, c(t, 0, d)), lam);
-    ValueId zint = where(t, lt(t, cc, c(t, 0, d)), c(t, -INFINITY, d), zc);
+    ValueId at_least_0 = binary(t, "max", EwOp::Max, cc, c(t, 0, d));
+    ValueId zc = peizer_pratt_z(t, at_least_0, lam);
+    ValueId negative = ltc(t, cc, 0);
+    ValueId zint = where(t, negative, c(t, -INFINITY, d), zc);
     return convert(t, ge(t, zint, z), {d, false});
   };
   ValueId ge_c = root_ge(ci);
-  ValueId ge_c1 = root_ge(sub(t, ci, c(t, 1, d)));
-  ValueId large = binary(t, "max", EwOp::Max, sub(t, sub(t, add(t, ci, c(t, 1, d)), ge_c), ge_c1), c(t, 0, d));
-  return where(t, lt(t, lam, c(t, 7, d)), count, large);
+  ValueId ge_c1 = root_ge(subc(t, ci, 1));
+  ValueId large = binary(t, "max", EwOp::Max, sub(t, sub(t, addc(t, ci, 1), ge_c), ge_c1), c(t, 0, d));
+  ValueId small_lam = ltc(t, lam, 7);
+  return where(t, small_lam, count, large);
 }
 
 }  // namespace
@@ -291,14 +351,17 @@ ValueId binomial(Trace& t, ValueId key, ValueId count_in, ValueId prob_in, const
   if (!types::is_float(pd)) pd = types::default_float_dtype();
   ValueId prob = param_as(t, prob_in, shape, pd);
   ValueId count = param_as(t, count_in, shape, pd);
-  ValueId p_lt_half = lt(t, prob, c(t, 0.5, pd));
-  ValueId q = where(t, p_lt_half, prob, sub(t, c(t, 1, pd), prob));
-  ValueId count_nan_or_neg = bor(t, isnan_(t, count), lt(t, count, c(t, 0, pd)));
-  ValueId count_inf = eq(t, abs_(t, count), c(t, INFINITY, pd));
+  ValueId p_lt_half = ltc(t, prob, 0.5);
+  ValueId q = where(t, p_lt_half, prob, csub(t, 1, prob));
+  ValueId count_nan = isnan_(t, count);
+  ValueId count_neg = ltc(t, count, 0);
+  ValueId count_nan_or_neg = bor(t, count_nan, count_neg);
+  ValueId count_inf = eqc(t, abs_(t, count), INFINITY);
   ValueId q_is_nan = isnan_(t, q);
-  ValueId q_l_0 = lt(t, q, c(t, 0, pd));
-  q = where(t, bor(t, q_is_nan, q_l_0), c(t, 0.01, pd), q);
-  ValueId use_inversion = bor(t, count_nan_or_neg, le(t, mul(t, count, q), c(t, 10, pd)));
+  ValueId q_l_0 = ltc(t, q, 0);
+  ValueId q_bad = bor(t, q_is_nan, q_l_0);
+  q = where(t, q_bad, c(t, 0.01, pd), q);
+  ValueId use_inversion = bor(t, count_nan_or_neg, lec(t, mul(t, count, q), 10));
   count = floor_(t, count);
   ValueId count_inv = where(t, use_inversion, count, c(t, 0, pd));
   ValueId count_btrs = where(t, use_inversion, c(t, 1e4, pd), count);
@@ -308,7 +371,8 @@ ValueId binomial(Trace& t, ValueId key, ValueId count_in, ValueId prob_in, const
   ValueId samples = where(t, use_inversion, inv, bt);
   ValueId invalid = bor(t, bor(t, q_l_0, q_is_nan), count_nan_or_neg);
   samples = where(t, invalid, c(t, NAN, dtype), samples);
-  samples = where(t, band(t, count_inf, bnot(t, invalid)), c(t, INFINITY, dtype), samples);
+  ValueId infinite = band(t, count_inf, bnot(t, invalid));
+  samples = where(t, infinite, c(t, INFINITY, dtype), samples);
   ValueId keep = bor(t, bor(t, bor(t, p_lt_half, count_nan_or_neg), q_is_nan), count_inf);
   ValueId flipped = sub(t, convert(t, count, {dtype, false}), samples);
   return where(t, keep, samples, flipped);
@@ -325,7 +389,8 @@ ValueId multinomial(Trace& t, ValueId key, ValueId n_in, ValueId p_in, const Sha
   const int64_t last = static_cast<int64_t>(shape.size()) - 1;
   p = move_dim(t, p, last, 0);
   ValueId remaining = rev(t, cumulative(t, "cumsum", ReduceKind::Sum, rev(t, p, {0}), 0), {0});
-  ValueId denom = where(t, eq(t, remaining, c(t, 0, pd)), c(t, 1, pd), remaining);
+  ValueId nothing_left = eqc(t, remaining, 0);
+  ValueId denom = where(t, nothing_left, c(t, 1, pd), remaining);
   ValueId ratios = div(t, p, denom);
   const int64_t k = shape.back();
   ValueId keys = split(t, key, {k});
@@ -334,7 +399,9 @@ ValueId multinomial(Trace& t, ValueId key, ValueId n_in, ValueId p_in, const Sha
   types.push_back(rt.with_shape(batch, {}));
   types.push_back(t.type(keys).with_shape({2}, {}));
   Region body = trace_body(t, "multinomial", types, [&](Trace& r, const std::vector<ValueId>& ps) {
-    ValueId ratio = clip(r, ps[1], c(r, 0, pd), c(r, 1, pd));
+    ValueId lo = c(r, 0, pd);
+    ValueId hi = c(r, 1, pd);
+    ValueId ratio = clip(r, ps[1], lo, hi);
     ValueId count = binomial(r, ps[2], ps[0], ratio, batch, pd);
     return std::vector<ValueId>{sub(r, ps[0], count), count};
   });
@@ -345,10 +412,11 @@ ValueId multinomial(Trace& t, ValueId key, ValueId n_in, ValueId p_in, const Sha
 ValueId geometric(Trace& t, ValueId key, ValueId p, const Shape& shape, DType dtype, const OptOutSharding& out) {
   const DType pd = t.type(p).dtype();
   ValueId u = unit_uniform(t, key, shape, pd, out);
-  u = where(t, eq(t, u, c(t, 0, pd)), c(t, 1, pd), u);
+  ValueId u_zero = eqc(t, u, 0);
+  u = where(t, u_zero, c(t, 1, pd), u);
   ValueId log_u = log_(t, u);
   ValueId log_1mp = broadcast_to(t, unary(t, "log1p", EwOp::Log1p, neg(t, p)), shape, out);
-  ValueId g = add(t, floor_(t, div(t, log_u, log_1mp)), c(t, 1, pd));
+  ValueId g = addc(t, floor_(t, div(t, log_u, log_1mp)), 1);
   return convert(t, g, {dtype, false});
 }
 
@@ -360,9 +428,13 @@ ValueId triangular(Trace& t, ValueId key, ValueId left_in, ValueId mode_in, Valu
   ValueId width = sub(t, right, left);
   ValueId fc = div(t, sub(t, mode, left), width);
   ValueId u = unit_uniform(t, key, shape, dtype, out);
-  ValueId out1 = add(t, left, sqrt_(t, mul(t, mul(t, u, sub(t, right, left)), sub(t, mode, left))));
-  ValueId one_minus_u = sub(t, c(t, 1, dtype), u);
-  ValueId out2 = sub(t, right, sqrt_(t, mul(t, mul(t, one_minus_u, sub(t, right, left)), sub(t, right, mode))));
+  ValueId u_width = mul(t, u, sub(t, right, left));
+  ValueId rise = sub(t, mode, left);
+  ValueId out1 = add(t, left, sqrt_(t, mul(t, u_width, rise)));
+  ValueId one_minus_u = csub(t, 1, u);
+  ValueId rest_width = mul(t, one_minus_u, sub(t, right, left));
+  ValueId fall = sub(t, right, mode);
+  ValueId out2 = sub(t, right, sqrt_(t, mul(t, rest_width, fall)));
   return where(t, lt(t, u, fc), out1, out2);
 }
 
@@ -374,10 +446,10 @@ ValueId wald(Trace& t, ValueId key, ValueId mean_in, const Shape& shape, DType d
   ValueId y = integer_pow(t, v, 2);
   ValueId y_sq = integer_pow(t, y, 2);
   ValueId mean_sq = integer_pow(t, mean, 2);
-  ValueId four_mean_y = mul(t, mul(t, c(t, 4, dtype), mean), y);
+  ValueId four_mean_y = mul(t, cmul(t, 4, mean), y);
   ValueId sqrt_term = sqrt_(t, add(t, four_mean_y, mul(t, mean_sq, y_sq)));
-  ValueId two = c(t, 2, dtype);
-  ValueId x = sub(t, add(t, mean, div(t, mul(t, mean_sq, y), two)), mul(t, div(t, mean, two), sqrt_term));
+  ValueId head = add(t, mean, divc(t, mul(t, mean_sq, y), 2));
+  ValueId x = sub(t, head, mul(t, divc(t, mean, 2), sqrt_term));
   ValueId take_x = le(t, z, div(t, mean, add(t, mean, x)));
   return where(t, take_x, x, div(t, mean_sq, x));
 }

@@ -124,11 +124,15 @@ ir::Function gamma_one_function(Trace& parent, const ArrayType& key_type, const 
   auto accept_cond = [&](Trace& r, const std::vector<ValueId>& s) {  // (key, X, V, U): go on while rejected
     ValueId X = s[1], V = s[2], U = s[3];
     ValueId one_r = r.lift(t, one), d_r = r.lift(t, d);
-    ValueId squeezed = sub(r, one_r, mul(r, r.lift(t, squeeze), mul(r, X, X)));
+    ValueId squeeze_r = r.lift(t, squeeze);
+    ValueId x_sq = mul(r, X, X);
+    ValueId squeezed = sub(r, one_r, mul(r, squeeze_r, x_sq));
     ValueId first = ge(r, U, squeezed);
     ValueId log_u = log_(r, U);
     ValueId x_half = mul(r, X, r.lift(t, half));
-    ValueId tail = mul(r, d_r, add(r, sub(r, one_r, V), log_(r, V)));
+    ValueId one_minus_v = sub(r, one_r, V);
+    ValueId log_v = log_(r, V);
+    ValueId tail = mul(r, d_r, add(r, one_minus_v, log_v));
     ValueId second = ge(r, log_u, add(r, x_half, tail));
     return band(r, first, second);
   };
@@ -144,7 +148,9 @@ ir::Function gamma_one_function(Trace& parent, const ArrayType& key_type, const 
           ValueId ks = split(q, kxv[0], {2});
           ValueId k2 = key_at(q, ks, 0), sk = key_at(q, ks, 1);
           ValueId x = normal(q, sk, {}, dtype);
-          ValueId v = add(q, q.lift(t, one), mul(q, x, q.lift(t, cc)));
+          ValueId one_q = q.lift(t, one);
+          ValueId c_q = q.lift(t, cc);
+          ValueId v = add(q, one_q, mul(q, x, c_q));
           return std::vector<ValueId>{k2, x, v};
         });
     ValueId x = positive[1], v = positive[2];
@@ -245,7 +251,10 @@ ValueId igamma_series_sample_derivative(Trace& t, ValueId x, ValueId a, ValueId 
         ValueId rr = add(r, v[1], c(r, 1, dt));
         ValueId xx = v[4];
         ValueId x_over_r = div(r, xx, rr);
-        ValueId dc_da = sub(r, mul(r, v[5], x_over_r), div(r, mul(r, v[2], xx), mul(r, rr, rr)));
+        ValueId dc_scaled = mul(r, v[5], x_over_r);
+        ValueId c_x = mul(r, v[2], xx);
+        ValueId r_sq = mul(r, rr, rr);
+        ValueId dc_da = sub(r, dc_scaled, div(r, c_x, r_sq));
         ValueId dans_da = add(r, v[6], dc_da);
         ValueId cc = mul(r, v[2], div(r, xx, rr));
         ValueId ans = add(r, v[3], cc);
@@ -285,7 +294,11 @@ ValueId igammac_cf_sample_derivative(Trace& t, ValueId x, ValueId a, ValueId ena
   ValueId dans_da = div(t, sub(t, zeros, mul(t, ans, dqkm1_da)), qkm1);
   auto vals = loop(
       t, {enabled, ans, tt, y, z, cnt, pkm1, qkm1, pkm2, qkm2, zeros, zeros, zeros, dqkm1_da, dans_da},
-      [&](Trace& r, const std::vector<ValueId>& v) { return band(r, lt(r, v[5], c(r, 2000, dt)), any_(r, v[0])); },
+      [&](Trace& r, const std::vector<ValueId>& v) {
+        ValueId below = lt(r, v[5], c(r, 2000, dt));
+        ValueId going = any_(r, v[0]);
+        return band(r, below, going);
+      },
       [&](Trace& r, const std::vector<ValueId>& v) {
         ValueId en = v[0];
         ValueId one_r = c(r, 1, dt);
@@ -293,19 +306,31 @@ ValueId igammac_cf_sample_derivative(Trace& t, ValueId x, ValueId a, ValueId ena
         ValueId yy = add(r, v[3], one_r);
         ValueId zz = add(r, v[4], c(r, 2, dt));
         ValueId yc = mul(r, yy, cn);
-        ValueId pk = sub(r, mul(r, v[6], zz), mul(r, v[8], yc));
-        ValueId qk = sub(r, mul(r, v[7], zz), mul(r, v[9], yc));
+        ValueId pkm1_z = mul(r, v[6], zz);
+        ValueId pkm2_yc = mul(r, v[8], yc);
+        ValueId pk = sub(r, pkm1_z, pkm2_yc);
+        ValueId qkm1_z = mul(r, v[7], zz);
+        ValueId qkm2_yc = mul(r, v[9], yc);
+        ValueId qk = sub(r, qkm1_z, qkm2_yc);
         ValueId qk_nonzero = ne(r, qk, c(r, 0, dt));
         ValueId rat = div(r, pk, qk);
         ValueId t_new = where(r, qk_nonzero, abs_(r, div(r, sub(r, v[1], rat), rat)), one_r);
         ValueId ans_new = where(r, qk_nonzero, rat, v[1]);
-        ValueId dpk_da = add(r, sub(r, sub(r, mul(r, v[12], zz), v[6]), mul(r, v[10], yc)), mul(r, v[8], cn));
-        ValueId dqk_da = add(r, sub(r, sub(r, mul(r, v[13], zz), v[7]), mul(r, v[11], yc)), mul(r, v[9], cn));
+        // dpk_da = dpkm1_da z - pkm1 - dpkm2_da yc + pkm2 c (and alike for q)
+        ValueId dp1 = sub(r, mul(r, v[12], zz), v[6]);
+        ValueId dp2 = mul(r, v[10], yc);
+        ValueId dp3 = mul(r, v[8], cn);
+        ValueId dpk_da = add(r, sub(r, dp1, dp2), dp3);
+        ValueId dq1 = sub(r, mul(r, v[13], zz), v[7]);
+        ValueId dq2 = mul(r, v[11], yc);
+        ValueId dq3 = mul(r, v[9], cn);
+        ValueId dqk_da = add(r, sub(r, dq1, dq2), dq3);
         ValueId dans_da_new = where(r, qk_nonzero, div(r, sub(r, dpk_da, mul(r, ans_new, dqk_da)), qk), v[14]);
         ValueId grad_cond = where(r, qk_nonzero, abs_(r, sub(r, dans_da_new, v[14])), one_r);
         ValueId n_pkm2 = v[6], n_pkm1 = pk, n_qkm2 = v[7], n_qkm1 = qk;
         ValueId n_dpkm2 = v[12], n_dqkm2 = v[13], n_dpkm1 = dpk_da, n_dqkm1 = dqk_da;
-        ValueId rescale = gt(r, abs_(r, pk), c(r, 1.0 / eps, dt));
+        ValueId abs_pk = abs_(r, pk);
+        ValueId rescale = gt(r, abs_pk, c(r, 1.0 / eps, dt));
         ValueId e = c(r, eps, dt);
         auto sc = [&](ValueId q) { return where(r, rescale, mul(r, q, e), q); };
         n_pkm2 = sc(n_pkm2);
@@ -334,7 +359,8 @@ ValueId igammac_cf_sample_derivative(Trace& t, ValueId x, ValueId a, ValueId ena
                                     where(r, en, dans_da_new, v[14])};
       });
   ValueId ans_out = vals[1], dans = vals[14];
-  ValueId dlogax_da = sub(t, log_(t, x), digamma(t, a));
+  ValueId log_x = log_(t, x);
+  ValueId dlogax_da = sub(t, log_x, digamma(t, a));
   return mul(t, unary(t, "neg", EwOp::Neg, add(t, dans, mul(t, ans_out, dlogax_da))), x);
 }
 
@@ -345,12 +371,19 @@ ValueId random_gamma_grad(Trace& t, ValueId a_in, ValueId x_in) {
   const DType dt = t.type(a).dtype();
   const Shape s = t.type(a).shape();
   ValueId zero = c(t, 0, dt), one = c(t, 1, dt);
-  ValueId is_nan = bor(t, isnan_(t, a), isnan_(t, x));
+  ValueId a_nan = isnan_(t, a);
+  ValueId x_nan = isnan_(t, x);
+  ValueId is_nan = bor(t, a_nan, x_nan);
   ValueId x_is_zero = eq(t, x, zero);
-  ValueId domain_error = bor(t, lt(t, x, zero), le(t, a, zero));
-  ValueId use_igammac = band(t, gt(t, x, one), gt(t, x, a));
+  ValueId x_negative = lt(t, x, zero);
+  ValueId a_nonpositive = le(t, a, zero);
+  ValueId domain_error = bor(t, x_negative, a_nonpositive);
+  ValueId x_above_one = gt(t, x, one);
+  ValueId x_above_a = gt(t, x, a);
+  ValueId use_igammac = band(t, x_above_one, x_above_a);
   ValueId a_log_x = mul(t, a, log_(t, x));
-  ValueId ax = sub(t, sub(t, a_log_x, x), gammaln(t, a));
+  ValueId a_log_x_minus_x = sub(t, a_log_x, x);
+  ValueId ax = sub(t, a_log_x_minus_x, gammaln(t, a));
   const double log_max = std::log(dt == DType::F64 ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max()));
   ValueId underflow = lt(t, ax, c(t, -log_max, dt));
   ValueId disabled = bor(t, bor(t, bor(t, x_is_zero, domain_error), underflow), is_nan);
@@ -361,7 +394,8 @@ ValueId random_gamma_grad(Trace& t, ValueId a_in, ValueId x_in) {
   ValueId series = igamma_series_sample_derivative(t, x, a, series_enabled, dt);
   ValueId out = where(t, use_igammac, cf, series);
   out = where(t, x_is_zero, zero, out);
-  return where(t, bor(t, domain_error, is_nan), c(t, NAN, dt), out);
+  ValueId invalid = bor(t, domain_error, is_nan);
+  return where(t, invalid, c(t, NAN, dt), out);
 }
 
 namespace {
@@ -372,7 +406,8 @@ ValueId gamma_grad(Trace& t, ValueId sample, ValueId a, bool log_space) {
   const DType dt = t.type(a).dtype();
   ValueId samples = exp_(t, sample);
   const double tiny = dt == DType::F64 ? std::numeric_limits<double>::min() : double(std::numeric_limits<float>::min());
-  samples = where(t, eq(t, samples, c(t, 0, dt)), c(t, tiny, dt), samples);
+  ValueId underflowed = eq(t, samples, c(t, 0, dt));
+  samples = where(t, underflowed, c(t, tiny, dt), samples);
   return div(t, random_gamma_grad(t, a, samples), samples);
 }
 
@@ -422,13 +457,25 @@ ValueId loggamma_chisquare(Trace& t, ValueId key, ValueId a) {
   ValueId x = normal(t, key, at.shape(), d);
   ValueId u = div(t, c(t, 1, d), nu);
   ValueId tt = mul(t, x, unary(t, "rsqrt", EwOp::Rsqrt, nu));
-  auto row = [&](const double* r) { return add(t, c(t, r[0], d), mul(t, u, add(t, c(t, r[1], d), mul(t, u, c(t, r[2], d))))); };
+  auto row = [&](const double* r) {  // r0 + u (r1 + u r2)
+    ValueId c0 = c(t, r[0], d);
+    ValueId c1 = c(t, r[1], d);
+    ValueId c2 = c(t, r[2], d);
+    ValueId inner = add(t, c1, mul(t, u, c2));
+    return add(t, c0, mul(t, u, inner));
+  };
   ValueId poly = row(kCoef[6]);
-  for (int i = 5; i >= 0; --i) poly = add(t, mul(t, poly, tt), row(kCoef[i]));
+  for (int i = 5; i >= 0; --i) {
+    ValueId scaled = mul(t, poly, tt);
+    ValueId coef = row(kCoef[i]);
+    poly = add(t, scaled, coef);
+  }
   const double tiny = d == DType::F64 ? std::numeric_limits<double>::min() : double(std::numeric_limits<float>::min());
   poly = binary(t, "max", EwOp::Max, poly, c(t, tiny, d));
   ValueId log_a = log_(t, a);
-  return add(t, log_a, mul(t, c(t, 3, d), log_(t, poly)));
+  ValueId three = c(t, 3, d);
+  ValueId log_poly = log_(t, poly);
+  return add(t, log_a, mul(t, three, log_poly));
 }
 
 }  // namespace
