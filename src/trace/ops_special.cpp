@@ -224,6 +224,58 @@ ValueId spence(Trace& t, ValueId x) {
   return where(t, bin(t, EwOp::Lt, x, c(0)), c(NAN), r);
 }
 
+SiCi sici(Trace& t, ValueId x) {
+  x = to_float(t, x);
+  auto c = [&](double v) { return cst(t, v, x); };
+  auto add = [&](ValueId u, ValueId v) { return bin(t, EwOp::Add, u, v); };
+  auto sub = [&](ValueId u, ValueId v) { return bin(t, EwOp::Sub, u, v); };
+  auto mul = [&](ValueId u, ValueId v) { return bin(t, EwOp::Mul, u, v); };
+  auto div = [&](ValueId u, ValueId v) { return bin(t, EwOp::Div, u, v); };
+  const bool f64 = t.type(x).dtype() == DType::F64;
+  ValueId ax = un(t, EwOp::Abs, x);
+  // series: Si = sum (-1)^k x^(2k+1) / ((2k+1) (2k+1)!), Ci = gamma + log x + sum_k>=1 (-1)^k x^2k / (2k (2k)!)
+  const int terms = f64 ? 24 : 14;
+  ValueId x2 = mul(ax, ax);
+  ValueId si_s = c(0), ci_s = c(0);
+  for (int k = terms; k >= 0; --k) {  // Horner in x^2 with the coefficients of each series
+    double fs = 1, fc = 1;
+    for (int i = 1; i <= 2 * k + 1; ++i) fs *= i;
+    for (int i = 1; i <= 2 * k; ++i) fc *= i;
+    const double sgn = k % 2 ? -1 : 1;
+    si_s = add(mul(si_s, x2), c(sgn / ((2 * k + 1) * fs)));
+    if (k >= 1) ci_s = add(mul(ci_s, x2), c(sgn / (2 * k * fc)));
+  }
+  si_s = mul(si_s, ax);
+  ci_s = mul(ci_s, x2);  // the sum starts at k = 1
+  ValueId ci_series = add(add(c(0.577215664901532860606512090082402431), un(t, EwOp::Log, ax)), ci_s);
+  // E1(i x) = e^-ix / f, f = z + 1 - 1/(z + 3 - 4/(z + 5 - ...)), z = i x, backwards from 60 terms
+  const int n = 60;
+  ValueId safe = where(t, bin(t, EwOp::Gt, ax, c(4)), ax, c(4));  // the fraction only where it is used
+  ValueId fr = c(2.0 * n + 1), fi = safe;
+  for (int i = n; i >= 1; --i) {
+    ValueId d = add(mul(fr, fr), mul(fi, fi));
+    ValueId q = div(c(static_cast<double>(i) * i), d);
+    ValueId nr = sub(c(2.0 * i - 1), mul(q, fr));
+    ValueId ni = add(safe, mul(q, fi));
+    fr = nr;
+    fi = ni;
+  }
+  ValueId d = add(mul(fr, fr), mul(fi, fi));
+  ValueId cs = un(t, EwOp::Cos, safe), sn = un(t, EwOp::Sin, safe);
+  ValueId e1r = div(sub(mul(cs, fr), mul(sn, fi)), d);
+  ValueId e1i = un(t, EwOp::Neg, div(add(mul(cs, fi), mul(sn, fr)), d));
+  ValueId si_cf = add(e1i, c(M_PI / 2)), ci_cf = un(t, EwOp::Neg, e1r);
+  ValueId near = bin(t, EwOp::Le, ax, c(4));
+  ValueId si = where(t, near, si_s, si_cf), ci = where(t, near, ci_series, ci_cf);
+  // |x| = inf: Si = pi/2, Ci = 0 (the fraction's cos / sin of inf are NaN)
+  ValueId inf = bin(t, EwOp::Eq, ax, c(INFINITY));
+  si = where(t, inf, c(M_PI / 2), si);
+  ci = where(t, inf, c(0), ci);
+  si = mul(un(t, EwOp::Sign, x), si);
+  ci = where(t, bin(t, EwOp::Eq, x, c(-INFINITY)), c(NAN), ci);
+  return {si, ci};
+}
+
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter) {
   z = to_float(t, z);
   auto c = [&](double x) { return cst(t, x, z); };

@@ -36,6 +36,13 @@ ValueId loggamma(Trace& t, ValueId x);
 // spence(x) = Li2(1 - x) for x >= 0 (NaN below): Cephes' reductions (x > 2 to 1/x, then the
 // reflections about 1/2 and 3/2) around a power series of Li2 on |z| <= 1/2 in the dtype.
 ValueId spence(Trace& t, ValueId x);
+// sici(x) = (Si(x), Ci(x)): power series for |x| <= 4, above E1(i|x|) by its continued fraction
+// (60 terms, evaluated backwards) with Ci = -Re E1, Si = Im E1 + pi/2; Si odd, Ci of |x|, Ci(-inf)
+// NaN (JAX's rules).
+struct SiCi {
+  ValueId si, ci;
+};
+SiCi sici(Trace& t, ValueId x);
 // jax.scipy.special.bessel_jn: J_0..J_v at z by JAX's backward (Miller) recurrence of n_iter + 1
 // steps, normalised by J_0 + 2 sum J_2k = 1; shape (v + 1,) + z.shape.
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter);

@@ -296,6 +296,14 @@ void fill_special(Interp&, ModuleObj& m) {
       return body(t, x);
     });
   def_fn(m, "log_ndtr", log_ndtr);
+  def_fn(m, "sici", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "sici", {"x"});
+    auto r = apply_multi(I, "sici", {elementwise_operand(I, p.get("x"), "sici")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      auto s = trace::sici(t, ids[0]);
+      return std::vector<ValueId>{s.si, s.ci};
+    });
+    return interp::make_tuple(r);
+  });
   def_unary(m, "spence", [](Trace& t, ValueId x) {
     require_f32_or_f64(t, x, ", see docstring for supported types.");
     return trace::spence(t, x);

@@ -220,6 +220,30 @@ def spence_d(x):
     return s
 
 
+def _sici_d(x):
+    """(Si, Ci) of |x| by their power series at 200 digits (the alternating terms reach e^|x|)."""
+    with localcontext() as ctx:
+        ctx.prec = 200
+        ax = abs(x)
+        si, ci, k = D(0), D(0), 0
+        term = ax  # x^(2k+1) / (2k+1)!
+        while True:
+            si += (-1) ** k * term / (2 * k + 1)
+            term = term * ax * ax / ((2 * k + 2) * (2 * k + 3))
+            k += 1
+            if term < D(10) ** -100 and k > ax:
+                break
+        term, k = ax * ax / 2, 1  # x^2k / (2k)!
+        while True:
+            ci += (-1) ** k * term / (2 * k)
+            term = term * ax * ax / ((2 * k + 1) * (2 * k + 2))
+            k += 1
+            if term < D(10) ** -100 and k > ax:
+                break
+        ci += EULER + ax.ln()
+        return +(si if x >= 0 else -si), +ci
+
+
 def zeta_grad_x_d(x, q):
     h = D(10) ** -20
     return (zeta_d(x + h, q) - zeta_d(x - h, q)) / (2 * h)
@@ -301,6 +325,7 @@ U = RNG.uniform
 GA = np.concatenate([U(0.05, 3, 40), U(3, 60, 40), U(0.5, 30, 16)])
 GX = np.concatenate([U(0.01, 6, 40), U(0.5, 60, 40), GA[-16:] * U(0.8, 1.25, 16)])
 GA, GX = _pad8(GA, GX)
+SIX = np.concatenate([U(-6, 6, 40), U(4, 60, 16), [0.5, 1.0, 3.99, 4.01, -4.5, 0.6165, 10.0, 100.0]])
 SPX = np.concatenate([10.0 ** U(-2.3, 2, 56), [0.5, 1.5, 2.0, 1.0, 0.75, 1.25, 3.0, 99.0]])
 BJZ = np.concatenate([U(5, 20, 56), [5, 8, 10, 12.5, 15, 18, 20, 7.5]])
 LAM = np.concatenate([U(-2, 2, len(GA) - 8), [0, 0, 1, -1, 0.5, 1e-6, -1e-6, 2]])
@@ -371,6 +396,10 @@ CASES = [
     # Cephes' reductions with a power series of Li2 in the dtype; near x = 1/2 and 2 the
     # reflections subtract terms of about pi^2 / 6
     ("spence", "jss.spence(spx)", ["spx"], dec(spence_d), 16, "spence@dtype", 4),
+    # the power series below |x| = 4 and E1(ix)'s continued fraction above, in the dtype:
+    # absolute accuracy (terms of size e^|x| below 4, O(1) above)
+    ("sici si", "jss.sici(six)[0]", ["six"], dec(lambda x: _sici_d(x)[0]), 16, "sici@dtype", 4),
+    ("sici ci", "jss.sici(six)[1]", ["six"], dec(lambda x: _sici_d(x)[1]), 16, "sici@dtype", 4),
     # compositions of JAX's formulas, in the dtype
     ("boxcox", "jss.boxcox(gx, lam)", ["gx", "lam"], dec(lambda x, l: ((l * x.ln()).exp() - 1) / l if l != 0 else x.ln()), 8,
      "boxcox@dtype", 4),
@@ -400,6 +429,7 @@ SPECIAL = [
     ("jss.rel_entr(jnp.float32([0, 0, 1, -1, 1]), jnp.float32([0, 1, 0, 1, -1]))", [0, 0, np.inf, np.inf, np.inf]),
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
     ("jss.poch(jnp.float32([3, 2.5]), jnp.float32([0, 0]))", [1, 1]),
+    ("jnp.stack(jss.sici(jnp.float32([0, jnp.inf, -jnp.inf])))", [0, np.pi / 2, -np.pi / 2, -np.inf, 0, np.nan]),
     ("jss.spence(jnp.float32([0, 1, -1, 2, 0.5]))", [np.pi ** 2 / 6, 0, np.nan, -np.pi ** 2 / 12, np.pi ** 2 / 12 - np.log(2) ** 2 / 2]),
     # JAX's custom JVP at m = 0: d/dm poch(z, 0) = digamma(z), d/dz = 0
     ("jnp.stack([jax.grad(jss.poch, argnums=1)(2.5, 0.0), jax.grad(jss.poch, argnums=0)(2.5, 0.0)])",
@@ -418,7 +448,7 @@ SPECIAL = [
 
 
 def inputs(dtype):
-    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
+    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "six": SIX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
          "eix": EIX, "eixabs": np.abs(EIX), "nn": NN, "nx": NX}
     return {k: np.asarray(a, dtype) for k, a in v.items()}
 
@@ -452,6 +482,9 @@ def scales(kind, args, ref):
         return 16 / r
     if kind == "spence":
         return 4 / r
+    if kind == "sici":
+        x = np.abs(a[0])
+        return (4 + np.exp(np.minimum(x, 4))) / r
     if kind == "zeta_dx":  # the terms (a + k)^-x log(a + k), summed with alternating signs in the tail
         zx, zq = a
         return (np.abs(zx * np.log(zq)) + 2) * (1 + np.abs(np.log(zq + 8)) * 4) + 16
