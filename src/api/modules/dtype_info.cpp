@@ -160,6 +160,8 @@ DType to_shard_dtype(Interp& I, NT t, const char* fname) {
 
 // ---- reading arguments ----------------------------------------------------------------------
 
+bool as_dtype_obj(const Value& v) { return v && v->kind == ObjKind::Native && dynamic_cast<DTypeObj*>(v.get()); }
+
 bool is_python_number(const Value& v) {
   return v && (v->kind == ObjKind::Bool || v->kind == ObjKind::Int || v->kind == ObjKind::Float || interp::is_complex(v));
 }
@@ -416,8 +418,11 @@ DTypeW jnp_operand(Interp& I, const Value& v) {
     auto h = guarded(I, [&] { return host_array_from_python(I, v, std::nullopt); });
     return {trace::canonicalize_device(h->type.dtype()), false};
   }
-  if (auto d = dtype_from_value(I, v)) return {trace::canonicalize_device(*d), false};
-  I.raise("TypeError", fmt::format("Cannot determine dtype of {}", I.repr(v)));
+  if (v && (v->kind == ObjKind::Str || v->kind == ObjKind::Class || as_dtype_obj(v)))
+    return {trace::canonicalize_device(require_dtype(I, v)), false};
+  // JAX: np.result_type(x) is object, which is no JAX dtype.
+  I.raise("TypeError", fmt::format("Value '{}' with dtype object is not a valid JAX array type. Only arrays of numeric types "
+                                   "are supported by JAX.", I.str(v)));
 }
 
 DTypeW jnp_result_dtype(Interp& I, const std::vector<Value>& args) {

@@ -277,10 +277,42 @@ std::optional<DType> dtype_from_value(Interp& I, const Value& v) {
   return std::nullopt;
 }
 
+namespace {
+// numpy dtype names and codes that shard has no dtype for, with numpy's name of the dtype.
+std::optional<std::string_view> numpy_dtype_shard_lacks(std::string_view s) {
+  if (!s.empty() && (s[0] == '<' || s[0] == '>' || s[0] == '=' || s[0] == '|') && s.size() > 1) s.remove_prefix(1);
+  struct Lack {
+    std::string_view spec, name;
+  };
+  static constexpr Lack kLacks[] = {
+      {"int8", "int8"},         {"i1", "int8"},           {"b", "int8"},          {"byte", "int8"},
+      {"int16", "int16"},       {"i2", "int16"},          {"h", "int16"},         {"short", "int16"},
+      {"uint64", "uint64"},     {"u8", "uint64"},         {"L", "uint64"},        {"Q", "uint64"},
+      {"uint", "uint64"},       {"ulonglong", "uint64"},  {"float128", "float128"}, {"longdouble", "float128"},
+      {"g", "float128"},        {"f16", "float128"},      {"complex256", "complex256"}, {"clongdouble", "complex256"},
+      {"G", "complex256"},      {"c32", "complex256"},    {"object", "object"},   {"O", "object"},
+      {"str", "str"},           {"U", "str"},             {"bytes", "bytes"},     {"S", "bytes"},
+      {"void", "void"},         {"V", "void"},            {"datetime64", "datetime64"}, {"M", "datetime64"},
+      {"timedelta64", "timedelta64"}, {"m", "timedelta64"},
+  };
+  for (const auto& l : kLacks)
+    if (l.spec == s) return l.name;
+  return std::nullopt;
+}
+}  // namespace
+
 DType require_dtype(Interp& I, const Value& v) {
   if (auto d = dtype_from_value(I, v)) return *d;
-  if (v && v->kind == interp::ObjKind::Str)
+  if (v && v->kind == interp::ObjKind::Str) {
+    const std::string& spec = static_cast<interp::StrObj&>(*v).v;
+    if (auto lack = numpy_dtype_shard_lacks(spec))
+      I.raise("TypeError", fmt::format("data type {}{} is not supported by shard (its dtypes: bool, int32, int64, uint8, "
+                                       "uint16, uint32, float16, bfloat16, float32, float64, complex64, complex128)",
+                                       I.repr(v), *lack == spec ? "" : fmt::format(" ({})", *lack)));
+    if (spec.size() > 1 && spec[0] == '>' && dtype_from_string(spec.substr(1)))
+      I.raise("TypeError", fmt::format("data type {} is big-endian; shard's arrays are little-endian only (use '{}')", I.repr(v), spec.substr(1)));
     I.raise("TypeError", fmt::format("data type {} not understood", I.repr(v)));
+  }
   if (auto* a = as_array(v); a && a->host) I.raise("TypeError", "Cannot construct a dtype from an array");
   I.raise("TypeError", fmt::format("Cannot interpret '{}' as a data type", I.repr(v)));
 }
