@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <complex>
+#include <limits>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -104,10 +105,9 @@ void run(const PlanKey& k, const void* in, void* out) {
     std::lock_guard<std::mutex> lock(planner_mutex);
     auto it = plans.find(k);
     if (it == plans.end()) {
-      // planned on arrays of its own: FFTW_ESTIMATE does not touch them, but the plan must
-      // not depend on the caller's buffers
-      std::vector<Real> in_probe(in_count), out_probe(size_t(k.batch * osize) * (complex_out ? 2 : 1));
-      plan = make_plan<Real>(k, in_probe.data(), out_probe.data());
+      // planned on the caller's buffers: FFTW_ESTIMATE does not touch them, and with
+      // FFTW_UNALIGNED the plan runs on any others (new-array execution below)
+      plan = make_plan<Real>(k, src, out);
       if (!plan) throw std::runtime_error("internal error: FFTW could not plan this transform");
       plans.emplace(k, plan);
     } else {
@@ -145,6 +145,11 @@ void run(const PlanKey& k, const void* in, void* out) {
 
 void fft_kernel(DType part, FftType type, int64_t batch, const std::vector<int64_t>& lengths, const void* in, void* out) {
   if (batch == 0 || lengths.empty() || product(lengths) == 0) return;
+  // FFTW's plan_many takes ints: sizes past 2^31 would need its guru64 interface
+  const int64_t limit = std::numeric_limits<int>::max();
+  auto [isize, osize] = sizes(type, lengths);
+  if (batch > limit || isize > limit || osize > limit)
+    throw std::runtime_error("fft: transforms of more than 2^31 elements (or batches) are not supported by shard yet");
   PlanKey k{part, type, batch, lengths};
   if (part == DType::F32) return run<float>(k, in, out);
   if (part == DType::F64) return run<double>(k, in, out);

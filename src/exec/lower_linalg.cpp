@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <stdexcept>
 
 #include "exec/fft_kernels.hpp"
@@ -30,8 +31,13 @@ std::function<void(const StepContext&, const std::vector<const void*>&, const st
     if (complex_in) signal *= 2;
     const int64_t batch = signal == 0 ? 0 : elements / signal;
     const types::DType part = it.dtype();
+    // an empty transform (a zero length) of a non-empty result: the sums of nothing, zeros
+    // (rfft of length 0 has n // 2 + 1 = 1 output per row)
+    const auto& rt = fn.type(op.results.at(0));
+    const size_t out_bytes = signal == 0 ? static_cast<size_t>(rt.num_elements()) * types::dtype_size(rt.dtype()) : 0;
     return [=, type = a.fft_type, lengths = a.fft_lengths](const StepContext&, In& in, Out& out) {
-      fft_kernel(part, type, batch, lengths, in[0], out[0]);
+      if (out_bytes) std::memset(out[0], 0, out_bytes);
+      else fft_kernel(part, type, batch, lengths, in[0], out[0]);
     };
   }
   const size_t r = it.rank();

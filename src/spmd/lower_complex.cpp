@@ -216,7 +216,12 @@ class Lowering {
     Parts p1{div(add(a, mul(b, r1)), den1), div(sub(b, mul(a, r1)), den1)};
     ValueId r2 = div(c, d), den2 = add(mul(c, r2), d);
     Parts p2{div(add(mul(a, r2), b), den2), div(sub(mul(b, r2), a), den2)};
-    return {select(c_larger, p1.re, p2.re), select(c_larger, p1.im, p2.im)};
+    // a zero divisor: each part divided by |c| = 0 (inf or nan per part, as numpy)
+    ValueId zero = zeros_like(c);
+    ValueId by_zero = ew(EwOp::And, {ew(EwOp::Eq, {c, zero}), ew(EwOp::Eq, {d, zero})});
+    Parts p0{div(a, zero), div(b, zero)};
+    Parts r{select(c_larger, p1.re, p2.re), select(c_larger, p1.im, p2.im)};
+    return {select(by_zero, p0.re, r.re), select(by_zero, p0.im, r.im)};
   }
   // |z| without overflow: max * sqrt(1 + (min / max)^2); inf if either part is.
   ValueId cabs(Parts z) {
@@ -243,11 +248,17 @@ class Lowering {
     ValueId two_t = add(t, t);
     ValueId q = div(z.im, two_t);
     ValueId aq = div(ew(EwOp::Abs, {z.im}), two_t);
-    ValueId signed_t = select(ew(EwOp::Lt, {z.im, zero}), neg(t), t);
+    ValueId signed_t = select(signbit(z.im), neg(t), t);  // sqrt(-4 - 0j) = -2j
     ValueId re_nonneg = ew(EwOp::Ge, {z.re, zero});
     ValueId is_zero = ew(EwOp::And, {ew(EwOp::Eq, {z.re, zero}), ew(EwOp::Eq, {z.im, zero})});
     Parts r{select(re_nonneg, t, aq), select(re_nonneg, q, signed_t)};
     return {select(is_zero, zero, r.re), select(is_zero, z.im, r.im)};
+  }
+  // The sign bit (set for -0.0 too): the bits read as a signed integer of the same width.
+  ValueId signbit(ValueId x) {
+    const DType as_int = dtype(x) == DType::F64 ? DType::I64 : DType::I32;
+    ValueId bits = ew(EwOp::BitcastConvert, {x}, as_int);
+    return ew(EwOp::Lt, {bits, constant(as_int, 0, shape(x))});
   }
   Parts csin(Parts z) {
     return {mul(ew(EwOp::Sin, {z.re}), ew(EwOp::Cosh, {z.im})), mul(ew(EwOp::Cos, {z.re}), ew(EwOp::Sinh, {z.im}))};
@@ -267,8 +278,12 @@ class Lowering {
     ValueId x2 = add(z.re, z.re), y2 = add(z.im, z.im);
     ValueId den = add(ew(EwOp::Cosh, {x2}), ew(EwOp::Cos, {y2}));
     ValueId re = div(ew(EwOp::Sinh, {x2}), den), im = div(ew(EwOp::Sin, {y2}), den);
-    ValueId big = ew(EwOp::Gt, {ew(EwOp::Abs, {z.re}), constant(dtype(z.re), 20, shape(z.re))});
-    return {select(big, ew(EwOp::Sign, {z.re}), re), select(big, zeros_like(im), im)};
+    // |x| > 20: cosh 2x overflows first; there tanh z = sign(x) + i 4 sin y cos y e^{-2|x|}
+    ValueId ax = ew(EwOp::Abs, {z.re});
+    ValueId big = ew(EwOp::Gt, {ax, constant(dtype(z.re), 20, shape(z.re))});
+    ValueId tail = mul(mul(constant(dtype(z.re), 4, shape(z.re)), mul(ew(EwOp::Sin, {z.im}), ew(EwOp::Cos, {z.im}))),
+                       ew(EwOp::Exp, {neg(add(ax, ax))}));
+    return {select(big, ew(EwOp::Sign, {z.re}), re), select(big, tail, im)};
   }
   Parts ctan(Parts z) {  // tan z = -i tanh(i z)
     Parts t = ctanh({neg(z.im), z.re});
@@ -342,9 +357,12 @@ class Lowering {
         return define(op, Parts{select(y_zero, one, r.re), select(y_zero, zero, r.im)});
       }
       case EwOp::Exp: return define(op, cexp(arg(0)));
-      case EwOp::Expm1: {
-        Parts e = cexp(arg(0));
-        return define(op, Parts{sub(e.re, constant(part, 1, shape(e.re))), e.im});
+      case EwOp::Expm1: {  // numpy's: expm1(x) cos y - 2 sin^2(y / 2), e^x sin y (no cancellation near 0)
+        Parts z = arg(0);
+        ValueId half = mul(z.im, constant(part, 0.5, shape(z.im)));
+        ValueId s = ew(EwOp::Sin, {half});
+        ValueId re = sub(mul(ew(EwOp::Expm1, {z.re}), ew(EwOp::Cos, {z.im})), mul(constant(part, 2, shape(s)), mul(s, s)));
+        return define(op, Parts{re, mul(ew(EwOp::Exp, {z.re}), ew(EwOp::Sin, {z.im}))});
       }
       case EwOp::Log: return define(op, clog(arg(0)));
       case EwOp::Log1p: {

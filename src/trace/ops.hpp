@@ -59,6 +59,9 @@ ValueId imag(Trace& t, ValueId x);
 ValueId conj(Trace& t, ValueId x);
 // jnp.angle: atan2(imag, real), in degrees when `deg`.
 ValueId angle(Trace& t, ValueId x, bool deg);
+// The inverse trigonometric and hyperbolic functions of complex values (principal branches,
+// from log, log1p and sqrt): name is arcsin, arccos, arctan, arcsinh, arccosh or arctanh.
+ValueId complex_inverse(Trace& t, const std::string& name, ValueId z);
 // NotImplementedError for an op shard does not compute on complex values yet (sorting,
 // products and extremes over an axis, ...), when `d` is complex.
 void reject_complex(const std::string& op, DType d);

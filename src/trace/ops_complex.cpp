@@ -74,6 +74,28 @@ ValueId conj(Trace& t, ValueId x) {
   return part_op(t, "conj", EwOp::Conj, x, d);
 }
 
+ValueId complex_inverse(Trace& t, const std::string& name, ValueId z) {
+  const DTypeW dt{t.type(z).dtype(), t.type(z).weak_type()};
+  auto c = [&](double re, double im) { return complex_constant(t, re, im, {dt.dtype, true}); };
+  auto add = [&](ValueId a, ValueId b) { return binary(t, "add", EwOp::Add, a, b); };
+  auto sub = [&](ValueId a, ValueId b) { return binary(t, "sub", EwOp::Sub, a, b); };
+  auto mul = [&](ValueId a, ValueId b) { return binary(t, "mul", EwOp::Mul, a, b); };
+  auto un = [&](EwOp op, ValueId a) { return unary(t, ir::ew_info(op).primitive, op, a); };
+  auto asinh = [&](ValueId w) { return un(EwOp::Log, add(w, un(EwOp::Sqrt, add(mul(w, w), c(1, 0))))); };
+  auto atanh = [&](ValueId w) { return mul(c(0.5, 0), sub(un(EwOp::Log1p, w), un(EwOp::Log1p, un(EwOp::Neg, w)))); };
+  if (name == "arcsinh") return asinh(z);
+  if (name == "arctanh") return atanh(z);
+  if (name == "arccosh") return un(EwOp::Log, add(z, mul(un(EwOp::Sqrt, add(z, c(1, 0))), un(EwOp::Sqrt, sub(z, c(1, 0))))));
+  // multiplying by i exactly (i (x + iy) = -y + ix, signed zeros kept, which puts the branch
+  // cuts where C99 and numpy put them)
+  auto times_i = [&](ValueId w) { return make_complex(t, un(EwOp::Neg, imag(t, w)), real(t, w)); };
+  auto times_minus_i = [&](ValueId w) { return make_complex(t, imag(t, w), un(EwOp::Neg, real(t, w))); };
+  if (name == "arcsin") return times_minus_i(asinh(times_i(z)));  // -i asinh(i z)
+  if (name == "arccos") return sub(c(M_PI / 2, 0), times_minus_i(asinh(times_i(z))));
+  if (name == "arctan") return times_minus_i(atanh(times_i(z)));  // -i atanh(i z)
+  throw std::logic_error("internal error: complex_inverse of " + name);
+}
+
 ValueId angle(Trace& t, ValueId x, bool deg) {
   const auto& xt = t.type(x);
   ValueId re = real(t, x), im = imag(t, x);

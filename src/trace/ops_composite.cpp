@@ -19,6 +19,11 @@ ValueId to_bool(Trace& t, ValueId x) { return convert(t, x, {DType::Bool, false}
 
 ValueId un(Trace& t, EwOp op, ValueId x) { return unary(t, ir::ew_info(op).primitive, op, x); }
 ValueId bin(Trace& t, EwOp op, ValueId x, ValueId y) { return binary(t, ir::ew_info(op).primitive, op, x, y); }
+bool is_complex_value(Trace& t, ValueId x) { return types::is_complex(t.type(x).dtype()); }
+// JAX's error for a function defined on real values only, when x is complex.
+void real_only(Trace& t, ValueId x, const char* py_type, const char* message) {
+  if (is_complex_value(t, x)) throw types::ShardingError(py_type, message);
+}
 ValueId scaled(Trace& t, ValueId x, double factor) {
   x = to_float(t, x);
   return bin(t, EwOp::Mul, x, cst(t, factor, x));
@@ -72,7 +77,7 @@ ValueId infinity_test(Trace& t, ValueId x, int sign) {
 
 const std::vector<UnaryComposite>& unary_composites() {
   static const std::vector<UnaryComposite> table = {
-      {"fabs", [](Trace& t, ValueId x) { return un(t, EwOp::Abs, to_float(t, x)); }},
+      {"fabs", [](Trace& t, ValueId x) { real_only(t, x, "TypeError", "ufunc 'fabs' does not support complex dtypes"); return un(t, EwOp::Abs, to_float(t, x)); }},
       {"positive", identity},
       {"conj", conj},
       {"conjugate", conj},
@@ -83,11 +88,12 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"exp2", [](Trace& t, ValueId x) { return un(t, EwOp::Exp, scaled(t, x, M_LN2)); }},
       {"log2", [](Trace& t, ValueId x) { return log_base(t, x, M_LN2); }},
       {"log10", [](Trace& t, ValueId x) { return log_base(t, x, M_LN10); }},
-      {"arcsin", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, sqrt_one_minus_sq(t, x)); }},
-      {"arccos", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, sqrt_one_minus_sq(t, x), x); }},
-      {"arctan", [](Trace& t, ValueId x) { x = to_float(t, x); return bin(t, EwOp::Atan2, x, cst(t, 1, x)); }},
+      {"arcsin", [](Trace& t, ValueId x) { if (is_complex_value(t, x)) return complex_inverse(t, "arcsin", x); x = to_float(t, x); return bin(t, EwOp::Atan2, x, sqrt_one_minus_sq(t, x)); }},
+      {"arccos", [](Trace& t, ValueId x) { if (is_complex_value(t, x)) return complex_inverse(t, "arccos", x); x = to_float(t, x); return bin(t, EwOp::Atan2, sqrt_one_minus_sq(t, x), x); }},
+      {"arctan", [](Trace& t, ValueId x) { if (is_complex_value(t, x)) return complex_inverse(t, "arctan", x); x = to_float(t, x); return bin(t, EwOp::Atan2, x, cst(t, 1, x)); }},
       // Inverse hyperbolics through log1p, so they keep their digits near zero.
       {"arcsinh", [](Trace& t, ValueId x) {
+         if (is_complex_value(t, x)) return complex_inverse(t, "arcsinh", x);
          x = to_float(t, x);
          ValueId ax = un(t, EwOp::Abs, x), sq = bin(t, EwOp::Mul, x, x);
          ValueId root = un(t, EwOp::Sqrt, bin(t, EwOp::Add, cst(t, 1, x), sq));
@@ -95,6 +101,7 @@ const std::vector<UnaryComposite>& unary_composites() {
          return bin(t, EwOp::Mul, un(t, EwOp::Sign, x), r);
        }},
       {"arccosh", [](Trace& t, ValueId x) {
+         if (is_complex_value(t, x)) return complex_inverse(t, "arccosh", x);
          x = to_float(t, x);
          ValueId below = un(t, EwOp::Sqrt, bin(t, EwOp::Sub, x, cst(t, 1, x)));
          ValueId above = un(t, EwOp::Sqrt, bin(t, EwOp::Add, x, cst(t, 1, x)));
@@ -102,6 +109,7 @@ const std::vector<UnaryComposite>& unary_composites() {
          return un(t, EwOp::Log, bin(t, EwOp::Add, x, root));
        }},
       {"arctanh", [](Trace& t, ValueId x) {
+         if (is_complex_value(t, x)) return complex_inverse(t, "arctanh", x);
          x = to_float(t, x);
          ValueId twice = bin(t, EwOp::Mul, cst(t, 2, x), x);
          ValueId one_minus = bin(t, EwOp::Sub, cst(t, 1, x), x);
@@ -114,6 +122,7 @@ const std::vector<UnaryComposite>& unary_composites() {
       {"rad2deg", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
       {"degrees", [](Trace& t, ValueId x) { return scaled(t, x, 180 / M_PI); }},
       {"signbit", [](Trace& t, ValueId x) {
+         real_only(t, x, "ValueError", "jnp.signbit is not well defined for complex-valued inputs.");
          const DType d = t.type(x).dtype();
          if (d == DType::Bool) return full(t, t.type(x).shape(), 0, {DType::Bool, false}, std::nullopt);
          if (!types::is_float(d)) return bin(t, EwOp::Lt, x, scalar_constant(t, 0, {DType::I32, true}));
@@ -153,6 +162,8 @@ const std::vector<BinaryComposite>& binary_composites() {
       {"logical_or", [](Trace& t, ValueId x, ValueId y) { return logical(t, EwOp::Or, x, y); }},
       {"logical_xor", [](Trace& t, ValueId x, ValueId y) { return logical(t, EwOp::Xor, x, y); }},
       {"hypot", [](Trace& t, ValueId x, ValueId y) {
+         for (ValueId v : {x, y})
+           real_only(t, v, "ValueError", "jnp.hypot is not well defined for complex-valued inputs. Consider jnp.abs.");
          x = to_float(t, x);
          y = to_float(t, y);
          ValueId xx = bin(t, EwOp::Mul, x, x);
@@ -166,6 +177,7 @@ const std::vector<BinaryComposite>& binary_composites() {
          return bin(t, EwOp::Div, l, cst(t, M_LN2, l));
        }},
       {"heaviside", [](Trace& t, ValueId x, ValueId h0) {  // 0 below zero, 1 above, h0 at zero
+         for (ValueId v : {x, h0}) real_only(t, v, "TypeError", "heaviside does not accept dtype complex64.");
          DTypeW p = to_inexact(promote(dtw(t, x), dtw(t, h0)));
          x = convert(t, x, p);
          h0 = convert(t, h0, p);
@@ -175,6 +187,7 @@ const std::vector<BinaryComposite>& binary_composites() {
          return where(t, below, zero, where(t, above, one, h0));
        }},
       {"copysign", [](Trace& t, ValueId x, ValueId y) {
+         for (ValueId v : {x, y}) real_only(t, v, "TypeError", "copysign does not support complex-valued inputs");
          ValueId ax = un(t, EwOp::Abs, to_float(t, x));
          ValueId neg = bin(t, EwOp::Lt, y, scalar_constant(t, 0, {DType::I32, true}));
          return where(t, neg, un(t, EwOp::Neg, ax), ax);

@@ -265,6 +265,11 @@ ValueId stop_gradient(Trace& t, ValueId x) {
 }
 
 ValueId clip(Trace& t, ValueId x, std::optional<ValueId> lo, std::optional<ValueId> hi) {
+  for (auto v : {std::optional<ValueId>(x), lo, hi})
+    if (v && types::is_complex(t.type(*v).dtype()))
+      throw types::ShardingError("ValueError", "Clip received a complex value either through the input or the min/max keywords. Complex "
+                                               "values have no ordering and cannot be clipped. Please convert to a real value or array by "
+                                               "taking the real or imaginary components via jax.numpy.real/imag respectively.");
   ValueId r = x;
   if (lo) r = binary(t, "clip", EwOp::Max, r, *lo);
   if (hi) r = binary(t, "clip", EwOp::Min, r, *hi);

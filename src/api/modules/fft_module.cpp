@@ -113,10 +113,12 @@ struct FftCall {
 
 // JAX's _fft_core.
 ValueId fft_core(Trace& t, const FftCall& c, ValueId x) {
-  const std::string full_name = "jax.numpy.fft." + c.name;
+  const std::string full_name = (c.host ? "numpy.fft." : "jax.numpy.fft.") + c.name;
   if (c.s)
     for (auto v : *c.s)
-      if (v <= 0) throw types::ShardingError("ValueError", "Shape should be positive.");
+      if (v <= 0)
+        throw types::ShardingError("ValueError", c.host ? fmt::format("Invalid number of FFT data points ({}) specified.", v)
+                                                        : std::string("Shape should be positive."));
   if (c.s && c.axes && c.s->size() != c.axes->size())
     throw types::ShardingError("ValueError", "Shape and axes have different lengths.");
   const int64_t rank = static_cast<int64_t>(t.type(x).rank());
@@ -168,6 +170,9 @@ ValueId fft_core(Trace& t, const FftCall& c, ValueId x) {
     if (c.type == FftType::Rfft && types::is_complex(d)) throw types::ShardingError("TypeError", "ufunc 'rfft' not supported for complex input");
     if (d != to) x = trace::convert(t, x, {to, false});
   }
+  if (c.host)  // numpy refuses an empty transform axis too
+    for (auto n : lengths)
+      if (n < 1) throw types::ShardingError("ValueError", fmt::format("Invalid number of FFT data points ({}) specified.", n));
   ValueId y = trace::fft(t, x, c.type, lengths);
   if (!c.norm.empty() && c.norm != "backward") {
     const double n = std::accumulate(lengths.begin(), lengths.end(), 1.0, [](double a, int64_t b) { return a * double(b); });
@@ -235,7 +240,7 @@ Value transform_nd(Interp& I, CallArgs& a, const std::string& name, FftType type
     c.axes = std::vector<int64_t>{-2, -1};
     c.axes_repr = "(-2, -1)";
   }
-  if (two_d && c.axes->size() != 2)
+  if (two_d && !host && c.axes->size() != 2)  // numpy's fft2 is fftn with other default axes
     I.raise("ValueError", fmt::format("jax.numpy.fft.{} only supports 2 axes. Got axes = {}.", name, c.axes_repr));
   if (!is_none(p.get("s"))) c.s = shape_arg(I, p.get("s"), name);
   return run_fft(I, name, p.get("a"), host, [&](Trace& t, ValueId x) { return fft_core(t, c, x); });

@@ -427,6 +427,20 @@ void add_math_functions(Interp&, ModuleObj& m) {
         return trace::round_decimals(t, ids[0], decimals);
       }));
     });
+  // numpy 1.24's sign of a complex value: the sign of the real part, or of the imaginary part
+  // when the real part is 0, as a complex number (jnp's is z / |z|).
+  add(m, "sign", [](Interp& I, CallArgs& a) {
+    interp::ArgParser p(I, a, "sign", {"x", "/", "out=", "*", "where=", "dtype="});
+    return result(elementwise(I, "sign", {p.get("x")}, Mode::Arith, [&](trace::Trace& t, const std::vector<ValueId>& ids) {
+      ValueId x = ids[0];
+      if (!types::is_complex(t.type(x).dtype())) return trace::unary(t, "sign", EwOp::Sign, x);
+      ValueId re = trace::real(t, x), im = trace::imag(t, x);
+      ValueId zero = trace::scalar_constant(t, 0, {t.type(re).dtype(), true});
+      ValueId s = trace::where(t, trace::binary(t, "sign", EwOp::Ne, re, zero), trace::unary(t, "sign", EwOp::Sign, re),
+                               trace::unary(t, "sign", EwOp::Sign, im));
+      return trace::make_complex(t, s, trace::full_like(t, "sign", s, 0, {t.type(s).dtype(), false}, std::nullopt, std::nullopt));
+    }));
+  });
   // Complex parts (a real array's real part is itself; its imaginary part zeros).
   using PartFn = ValueId (*)(trace::Trace&, ValueId);
   for (auto [name, fn] : {std::pair<const char*, PartFn>{"real", trace::real}, {"imag", trace::imag}, {"conj", trace::conj},

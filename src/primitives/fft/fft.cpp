@@ -48,6 +48,8 @@ ValueId fft(Trace& t, ValueId x, FftType type, const std::vector<int64_t>& lengt
   if (k > s.size())
     throw types::ShardingError("ValueError", fmt::format("FFT input shape {} must have at least as many input dimensions as "
                                                          "fft_lengths {}.", types::py_int_tuple(s), lengths_tuple(lengths)));
+  for (auto n : lengths)
+    if (n < 0) throw types::ShardingError("ValueError", fmt::format("fft_lengths must be non-negative, got {}", lengths_tuple(lengths)));
   const Shape minor(s.end() - static_cast<std::ptrdiff_t>(k), s.end());
   Shape out = s;
   DType dtype = xt.dtype();
@@ -67,6 +69,12 @@ ValueId fft(Trace& t, ValueId x, FftType type, const std::vector<int64_t>& lengt
         throw types::ShardingError("ValueError", fmt::format("IRFFT input shape {} minor dimensions must be equal to all except the "
                                                              "last fft_length, got fft_lengths={}",
                                                              types::py_int_tuple(s), lengths_tuple(lengths)));
+      // XLA's shape check (JAX's abstract eval leaves it to XLA): the last dim holds the
+      // n // 2 + 1 non-negative frequencies
+      if (minor.back() != lengths.back() / 2 + 1)
+        throw types::ShardingError("ValueError", fmt::format("IRFFT input shape {} minor dimensions must end with fft_lengths[-1] // 2 + 1 = "
+                                                             "{}, got fft_lengths={}", types::py_int_tuple(s), lengths.back() / 2 + 1,
+                                                             lengths_tuple(lengths)));
       out.back() = lengths.back();
       dtype = types::complex_part_dtype(xt.dtype());
       break;

@@ -36,6 +36,11 @@ def make_inputs():
     }
 
 
+def divided_by_zero(v):
+    with np.errstate(all="ignore"):
+        return np.isinf(v["z"] / np.zeros(64, np.complex64))
+
+
 C = []  # (name, shard expression, numpy reference, tolerance)
 def add(name, expr, ref, tol=1e-5):
     C.append((name, expr, ref, tol))
@@ -117,6 +122,13 @@ add("tan", "jnp.tan(z)", lambda v: np.tan(v["z"].astype(np.complex128)), 1e-4)
 add("sinh", "jnp.sinh(z)", lambda v: np.sinh(v["z"].astype(np.complex128)))
 add("cosh", "jnp.cosh(z)", lambda v: np.cosh(v["z"].astype(np.complex128)))
 add("tanh", "jnp.tanh(z)", lambda v: np.tanh(v["z"].astype(np.complex128)), 1e-4)
+for f in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]:  # off the branch cuts
+    add(f"{f} of complex", f"jnp.{f}(z)", lambda v, f=f: getattr(np, f)(v["z"].astype(np.complex128)), 1e-4)
+add("sqrt keeps the sign of a zero imaginary part", "jnp.sqrt(jax.lax.complex(-(x * x) - 1, jnp.zeros(16) * -1.0))",
+    lambda v: np.sqrt(np.array([complex(a, -0.0) for a in -(v["x"].astype(np.float64) ** 2) - 1])))
+add("expm1 near 0", "jnp.expm1(z * 1e-4)", lambda v: np.expm1(v["z"].astype(np.complex128) * 1e-4), 1e-4)
+add("tanh far out", "jnp.tanh(z + 25)", lambda v: np.tanh(v["z"].astype(np.complex128) + 25), 1e-4)
+add("division by complex zero", "jnp.isinf(z / jnp.zeros(64, jnp.complex64))", divided_by_zero, "exact")
 add("square", "jnp.square(z)", lambda v: v["z"].astype(np.complex128) ** 2)
 add("z ** 3", "z ** 3", lambda v: v["z"].astype(np.complex128) ** 3)
 add("z ** -2", "z ** -2", lambda v: v["z"].astype(np.complex128) ** -2)
@@ -126,7 +138,7 @@ add("expm1", "jnp.expm1(z)", lambda v: np.expm1(v["z"].astype(np.complex128)), 1
 add("log1p", "jnp.log1p(w)", lambda v: np.log(1 + v["w"].astype(np.complex128)), 1e-4)
 add("sign", "jnp.sign(z)", lambda v: v["z"] / np.abs(v["z"].astype(np.complex128)))
 add("eq ne", "jnp.stack([z == z, z != w, z == jnp.conj(z)])", lambda v: np.stack([v["z"] == v["z"], v["z"] != v["w"], v["z"] == np.conj(v["z"])]), "exact")
-add("isnan isfinite", "jnp.stack([jnp.isnan(z / 0), jnp.isfinite(z), jnp.isinf(z * jnp.inf)])",
+add("isnan isfinite", "jnp.stack([jnp.isnan(z * jnp.nan), jnp.isfinite(z), jnp.isinf(z * jnp.inf)])",
     lambda v: np.stack([np.full(64, True), np.full(64, True), np.full(64, True)]), "exact")
 add("less, greater_equal (lexicographic)", "jnp.stack([z < w, z >= w, jnp.round(z) <= jnp.round(w), z > z])",
     lambda v: np.stack([v["z"] < v["w"], v["z"] >= v["w"], np.round(v["z"]) <= np.round(v["w"]), v["z"] > v["z"]]), "exact")
