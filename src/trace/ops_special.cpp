@@ -276,6 +276,65 @@ SiCi sici(Trace& t, ValueId x) {
   return {si, ci};
 }
 
+Fresnel fresnel(Trace& t, ValueId x0) {
+  ValueId x = to_float(t, x0);
+  const DType orig = t.type(x).dtype();
+  if (orig == DType::F16 || orig == DType::BF16) x = convert(t, x, {DType::F32, false});
+  auto c = [&](double v) { return cst(t, v, x); };
+  auto add = [&](ValueId u, ValueId v) { return bin(t, EwOp::Add, u, v); };
+  auto sub = [&](ValueId u, ValueId v) { return bin(t, EwOp::Sub, u, v); };
+  auto mul = [&](ValueId u, ValueId v) { return bin(t, EwOp::Mul, u, v); };
+  auto div = [&](ValueId u, ValueId v) { return bin(t, EwOp::Div, u, v); };
+  const bool f64 = t.type(x).dtype() == DType::F64;
+  ValueId ax = un(t, EwOp::Abs, x);
+  // series: S = sum (-1)^k (pi/2)^(2k+1) x^(4k+3) / ((2k+1)! (4k+3)), C = sum (-1)^k (pi/2)^2k x^(4k+1) / ((2k)! (4k+1))
+  const int terms = f64 ? 18 : 10;
+  ValueId x4 = mul(mul(ax, ax), mul(ax, ax));
+  ValueId s_s = c(0), c_s = c(0);
+  for (int k = terms; k >= 0; --k) {
+    double fs = 1, fc = 1;
+    for (int i = 1; i <= 2 * k + 1; ++i) fs *= i;
+    for (int i = 1; i <= 2 * k; ++i) fc *= i;
+    const double sgn = k % 2 ? -1 : 1;
+    s_s = add(mul(s_s, x4), c(sgn * std::pow(M_PI / 2, 2 * k + 1) / (fs * (4 * k + 3))));
+    c_s = add(mul(c_s, x4), c(sgn * std::pow(M_PI / 2, 2 * k) / (fc * (4 * k + 1))));
+  }
+  s_s = mul(s_s, mul(mul(ax, ax), ax));
+  c_s = mul(c_s, ax);
+  // the fraction h = 1/(b0 + a1/(b1 + ...)), b_k = 1 + 4k - i pi x^2, a_k = -(2k - 1) 2k
+  const int n = 60;
+  ValueId safe = where(t, bin(t, EwOp::Ge, ax, c(1.5)), where(t, bin(t, EwOp::Gt, ax, c(36974)), c(1.5), ax), c(1.5));
+  ValueId pix2 = mul(c(M_PI), mul(safe, safe));
+  ValueId fr = c(1.0 + 4.0 * n), fi = un(t, EwOp::Neg, pix2);
+  for (int k = n; k >= 1; --k) {
+    ValueId d = add(mul(fr, fr), mul(fi, fi));
+    ValueId q = div(c(-(2.0 * k - 1) * (2.0 * k)), d);  // a_k / f = a_k conj(f) / |f|^2
+    fr = add(c(1.0 + 4.0 * (k - 1)), mul(q, fr));
+    fi = sub(un(t, EwOp::Neg, pix2), mul(q, fi));
+  }
+  ValueId d = add(mul(fr, fr), mul(fi, fi));
+  ValueId hr = div(fr, d), hi = un(t, EwOp::Neg, div(fi, d));  // h = 1 / f
+  // h <- (x - i x) h; e = exp(i pi x^2 / 2); cs = (1/2 + i/2) (1 - e h)
+  ValueId h2r = mul(safe, add(hr, hi)), h2i = mul(safe, sub(hi, hr));
+  ValueId half = mul(c(0.5), pix2);
+  ValueId er = un(t, EwOp::Cos, half), ei = un(t, EwOp::Sin, half);
+  ValueId ehr = sub(mul(er, h2r), mul(ei, h2i)), ehi = add(mul(er, h2i), mul(ei, h2r));
+  ValueId wr = sub(c(1), ehr), wi = un(t, EwOp::Neg, ehi);
+  ValueId c_cf = mul(c(0.5), sub(wr, wi)), s_cf = mul(c(0.5), add(wr, wi));
+  ValueId near = bin(t, EwOp::Lt, ax, c(1.5));
+  ValueId far = bin(t, EwOp::Gt, ax, c(36974));
+  ValueId sv = where(t, far, c(0.5), where(t, near, s_s, s_cf));
+  ValueId cv = where(t, far, c(0.5), where(t, near, c_s, c_cf));
+  ValueId sign = un(t, EwOp::Sign, x);
+  sv = mul(sign, sv);
+  cv = mul(sign, cv);
+  if (orig == DType::F16 || orig == DType::BF16) {
+    sv = convert(t, sv, {orig, false});
+    cv = convert(t, cv, {orig, false});
+  }
+  return {sv, cv};
+}
+
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter) {
   z = to_float(t, z);
   auto c = [&](double x) { return cst(t, x, z); };

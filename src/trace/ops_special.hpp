@@ -43,6 +43,13 @@ struct SiCi {
   ValueId si, ci;
 };
 SiCi sici(Trace& t, ValueId x);
+// fresnel(x) = (S(x), C(x)), the integrals of sin / cos(pi t^2 / 2) from 0: power series below
+// |x| = 1.5, above the continued fraction of erfc (Numerical Recipes' frenel, 60 terms,
+// backwards); odd; 1/2 beyond |x| = 36974 (Cephes). float16 / bfloat16 through float32.
+struct Fresnel {
+  ValueId s, c;
+};
+Fresnel fresnel(Trace& t, ValueId x);
 // jax.scipy.special.bessel_jn: J_0..J_v at z by JAX's backward (Miller) recurrence of n_iter + 1
 // steps, normalised by J_0 + 2 sum J_2k = 1; shape (v + 1,) + z.shape.
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter);

@@ -304,6 +304,14 @@ void fill_special(Interp&, ModuleObj& m) {
     });
     return interp::make_tuple(r);
   });
+  def_fn(m, "fresnel", [](Interp& I, CallArgs& a) {
+    ArgParser p(I, a, "fresnel", {"x"});
+    auto r = apply_multi(I, "fresnel", {elementwise_operand(I, p.get("x"), "fresnel")}, [&](Trace& t, const std::vector<ValueId>& ids) {
+      auto f = trace::fresnel(t, ids[0]);
+      return std::vector<ValueId>{f.s, f.c};
+    });
+    return interp::make_tuple(r);
+  });
   def_unary(m, "spence", [](Trace& t, ValueId x) {
     require_f32_or_f64(t, x, ", see docstring for supported types.");
     return trace::spence(t, x);

@@ -244,6 +244,27 @@ def _sici_d(x):
         return +(si if x >= 0 else -si), +ci
 
 
+def _fresnel_d(x):
+    """(S, C) by their power series at 250 digits (the alternating terms reach e^(pi x^2 / 2))."""
+    with localcontext() as ctx:
+        ctx.prec = 250
+        ax, h = abs(x), PI / 2
+        y = h * ax * ax  # S = sum (-1)^k y^(2k+1) / ((2k+1)! (4k+3)) * x, C = sum (-1)^k y^2k / ((2k)! (4k+1)) * x
+        sv, cv, term, k = D(0), D(0), D(1), 0  # term = y^j / j!
+        while True:
+            j = k
+            if j % 2 == 0:
+                cv += (-1) ** (j // 2) * term / (2 * j + 1)
+            else:
+                sv += (-1) ** (j // 2) * term / (2 * j + 1)
+            k += 1
+            term = term * y / k
+            if term < D(10) ** -120 and k > y:
+                break
+        sv, cv = sv * ax, cv * ax
+        return (+sv, +cv) if x >= 0 else (-sv, -cv)
+
+
 def zeta_grad_x_d(x, q):
     h = D(10) ** -20
     return (zeta_d(x + h, q) - zeta_d(x - h, q)) / (2 * h)
@@ -325,10 +346,6 @@ U = RNG.uniform
 GA = np.concatenate([U(0.05, 3, 40), U(3, 60, 40), U(0.5, 30, 16)])
 GX = np.concatenate([U(0.01, 6, 40), U(0.5, 60, 40), GA[-16:] * U(0.8, 1.25, 16)])
 GA, GX = _pad8(GA, GX)
-SIX = np.concatenate([U(-6, 6, 40), U(4, 60, 16), [0.5, 1.0, 3.99, 4.01, -4.5, 0.6165, 10.0, 100.0]])
-SPX = np.concatenate([10.0 ** U(-2.3, 2, 56), [0.5, 1.5, 2.0, 1.0, 0.75, 1.25, 3.0, 99.0]])
-BJZ = np.concatenate([U(5, 20, 56), [5, 8, 10, 12.5, 15, 18, 20, 7.5]])
-LAM = np.concatenate([U(-2, 2, len(GA) - 8), [0, 0, 1, -1, 0.5, 1e-6, -1e-6, 2]])
 # betainc (a, b, x)
 BA = np.concatenate([U(0.1, 5, 48), U(5, 60, 24)])
 BB = np.concatenate([U(0.1, 5, 24), U(5, 60, 24), U(0.1, 5, 24)])
@@ -344,6 +361,12 @@ EIX = np.concatenate([U(-60, -0.05, 32), U(0.05, 0.3, 8), U(0.5, 39, 16), U(41, 
 NN = np.concatenate([np.arange(0, 8), np.arange(0, 8), np.arange(1, 9), np.arange(1, 9)]).astype(np.float64)
 NX = np.concatenate([U(0.05, 1, 16), U(1, 40, 16)])
 NN, NX = _pad8(NN, NX)
+# (drawn after the others, so adding cases does not move the earlier draws)
+FRX = np.concatenate([U(-3, 3, 40), U(1.5, 10, 16), [0.5, 1.0, 1.49, 1.51, -2.0, 5.0, 0.1, 9.5]])
+SIX = np.concatenate([U(-6, 6, 40), U(4, 60, 16), [0.5, 1.0, 3.99, 4.01, -4.5, 0.6165, 10.0, 100.0]])
+SPX = np.concatenate([10.0 ** U(-2.3, 2, 56), [0.5, 1.5, 2.0, 1.0, 0.75, 1.25, 3.0, 99.0]])
+BJZ = np.concatenate([U(5, 20, 56), [5, 8, 10, 12.5, 15, 18, 20, 7.5]])
+LAM = np.concatenate([U(-2, 2, len(GA) - 8), [0, 0, 1, -1, 0.5, 1e-6, -1e-6, 2]])
 
 # (name, expression, inputs, reference f (decimal args) or a numpy function of the inputs, kind, scale)
 #  kind: "ulp" (limit 1 ulp float32 / `f64` ulps float64, plus the scale term) or "rel:<r>"
@@ -365,7 +388,7 @@ CASES = [
     ("betainc", "jss.betainc(ba, bb, bx2)", ["ba", "bb", "bx2"], dec(betainc_d), 16, "beta"),
     ("lax.zeta", "jax.lax.zeta(zx, zq)", ["zx", "zq"], dec(zeta_d), 8, "zeta"),
     ("zeta", "jss.zeta(zx, zq)", ["zx", "zq"], dec(zeta_d), 8, "zeta"),
-    ("expi", "jss.expi(eix)", ["eix"], dec(expi_d), 8, "expi"),
+    ("expi", "jss.expi(eix)", ["eix"], dec(expi_d), 16, "expi"),  # up to ~100 positive series terms below 40
     ("exp1", "jss.exp1(jnp.abs(eix))", ["eixabs"], dec(lambda x: expn_d(1, x)), 8, None),
     ("expn", "jss.expn(nn, nx)", ["nn", "nx"], dec(expn_d), 8, None),
     # poch = gamma(z + m) / gamma(z): each gamma is exp(lgamma), |lgamma| ulps each
@@ -400,6 +423,10 @@ CASES = [
     # absolute accuracy (terms of size e^|x| below 4, O(1) above)
     ("sici si", "jss.sici(six)[0]", ["six"], dec(lambda x: _sici_d(x)[0]), 16, "sici@dtype", 4),
     ("sici ci", "jss.sici(six)[1]", ["six"], dec(lambda x: _sici_d(x)[1]), 16, "sici@dtype", 4),
+    # the power series below |x| = 1.5 and erfc's continued fraction above, in the dtype:
+    # absolute accuracy (the series' terms reach e^3.5; the fraction's phase pi x^2 / 2 rounds)
+    ("fresnel s", "jss.fresnel(frx)[0]", ["frx"], dec(lambda x: _fresnel_d(x)[0]), 16, "fresnel@dtype", 4),
+    ("fresnel c", "jss.fresnel(frx)[1]", ["frx"], dec(lambda x: _fresnel_d(x)[1]), 16, "fresnel@dtype", 4),
     # compositions of JAX's formulas, in the dtype
     ("boxcox", "jss.boxcox(gx, lam)", ["gx", "lam"], dec(lambda x, l: ((l * x.ln()).exp() - 1) / l if l != 0 else x.ln()), 8,
      "boxcox@dtype", 4),
@@ -429,6 +456,7 @@ SPECIAL = [
     ("jss.rel_entr(jnp.float32([0, 0, 1, -1, 1]), jnp.float32([0, 1, 0, 1, -1]))", [0, 0, np.inf, np.inf, np.inf]),
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
     ("jss.poch(jnp.float32([3, 2.5]), jnp.float32([0, 0]))", [1, 1]),
+    ("jnp.stack(jss.fresnel(jnp.float32([0, jnp.inf, -jnp.inf, 4e4])))", [0, 0.5, -0.5, 0.5, 0, 0.5, -0.5, 0.5]),
     ("jnp.stack(jss.sici(jnp.float32([0, jnp.inf, -jnp.inf])))", [0, np.pi / 2, -np.pi / 2, -np.inf, 0, np.nan]),
     ("jss.spence(jnp.float32([0, 1, -1, 2, 0.5]))", [np.pi ** 2 / 6, 0, np.nan, -np.pi ** 2 / 12, np.pi ** 2 / 12 - np.log(2) ** 2 / 2]),
     # JAX's custom JVP at m = 0: d/dm poch(z, 0) = digamma(z), d/dz = 0
@@ -448,7 +476,7 @@ SPECIAL = [
 
 
 def inputs(dtype):
-    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "six": SIX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
+    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "six": SIX, "frx": FRX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
          "eix": EIX, "eixabs": np.abs(EIX), "nn": NN, "nx": NX}
     return {k: np.asarray(a, dtype) for k, a in v.items()}
 
@@ -485,6 +513,9 @@ def scales(kind, args, ref):
     if kind == "sici":
         x = np.abs(a[0])
         return (4 + np.exp(np.minimum(x, 4))) / r
+    if kind == "fresnel":
+        x = np.abs(a[0])
+        return (4 + np.exp(np.minimum(np.pi * x * x / 2, 3.6)) + np.pi * x * x) / r
     if kind == "zeta_dx":  # the terms (a + k)^-x log(a + k), summed with alternating signs in the tail
         zx, zq = a
         return (np.abs(zx * np.log(zq)) + 2) * (1 + np.abs(np.log(zq + 8)) * 4) + 16
