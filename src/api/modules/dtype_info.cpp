@@ -749,6 +749,7 @@ void fill_jax_dtypes(Interp& I, ModuleObj& m) {
 void register_jax_dtypes_module() { Interp::register_builtin_module("jax.dtypes", fill_jax_dtypes); }
 
 void add_dtype_info(Interp& I, ModuleObj& m, bool host) {
+  m.dict.set("dtype", dtype_type());
   for (const char* n : {"generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
                         "complexfloating", "flexible", "character"})
     m.dict.set(n, numpy_abstract_type(n));

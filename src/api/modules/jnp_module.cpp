@@ -78,11 +78,7 @@ void register_jnp_module() {
     m.dict.set("nan", interp::make_float(std::numeric_limits<double>::quiet_NaN()));
     m.dict.set("newaxis", interp::none());
     m.dict.set("ndarray", array_class());
-    def_fn(m, "dtype", [](Interp& I, CallArgs& a) {
-      interp::bi::func_nargs(I, a, "dtype", 1, 1);
-      return dtype_value(require_dtype(I, a.args[0]));
-    });
-    add_dtype_info(I, m, false);  // finfo, issubdtype, promote_types, ... (dtype_info.cpp)
+    add_dtype_info(I, m, false);  // dtype (np.dtype, the class), finfo, issubdtype, ... (dtype_info.cpp)
     add_jnp_creation(I, m);
     add_jnp_elementwise(I, m);
     add_jnp_reductions(I, m);

@@ -369,10 +369,6 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   m.dict.set("complex_", scalar_type_value(DType::C128, true));
   m.dict.set("half", scalar_type_value(DType::F16, true));
   m.dict.set("intc", scalar_type_value(DType::I32, true));
-  add(m, "dtype", [](Interp& I2, CallArgs& a) {
-    interp::ArgParser p(I2, a, "dtype", {"dtype", "align=", "copy="});
-    return dtype_value(require_dtype(I2, p.get("dtype")));
-  });
   m.dict.set("pi", interp::make_float(M_PI));
   m.dict.set("e", interp::make_float(M_E));
   m.dict.set("inf", interp::make_float(std::numeric_limits<double>::infinity()));
@@ -380,7 +376,7 @@ void fill_numpy(Interp& I, ModuleObj& m) {
   m.dict.set("nan", interp::make_float(std::numeric_limits<double>::quiet_NaN()));
   m.dict.set("NaN", interp::make_float(std::numeric_limits<double>::quiet_NaN()));
   m.dict.set("newaxis", interp::none());
-  add_dtype_info(I, m, true);  // finfo, issubdtype, promote_types, ... (dtype_info.cpp)
+  add_dtype_info(I, m, true);  // dtype (the class), finfo, issubdtype, ... (dtype_info.cpp)
   add_creation_functions(I, m);
   add_math_functions(I, m);
   add_indexing_functions(I, m);

@@ -100,6 +100,14 @@ ClassP dtype_class() {
     interp::bi::def_property(k, "base", [dt](Interp&, CallArgs& a) { return dtype_value(dt(a)); });
     for (const char* none_attr : {"names", "fields", "subdtype", "metadata"})
       interp::bi::def_property(k, none_attr, [](Interp&, CallArgs&) { return interp::none(); });
+    // np.dtype(obj, align=False, copy=False): a dtype specifier, or a device array's / tracer's
+    // dtype (numpy reads a .dtype attribute; a numpy array itself it refuses).
+    k->native_new = [](Interp& I, const ClassP&, CallArgs& a) -> Value {
+      interp::ArgParser p(I, a, "dtype", {"dtype", "align=", "copy=", "metadata="});
+      const Value v = p.get("dtype");
+      if (auto* arr = as_array(v); (arr && !arr->host) || as_tracer(v)) return dtype_value(type_of(v).dtype());
+      return dtype_value(require_dtype(I, v));
+    };
     return k;
   }();
   return c;
@@ -177,6 +185,7 @@ ClassP scalar_type_class(DType d, bool host) {
   } else {
     k = interp::make_class(name, {interp::T().object}, "jax.numpy");
     k->cls = scalar_meta();
+    k->dict.set("dtype", dtype_value(d));  // JAX's _ScalarMeta: jnp.float32.dtype
   }
   k->native_new = [d, host](Interp& I, const ClassP&, CallArgs& a) -> Value {
     if (a.args.size() != 1) I.raise("TypeError", fmt::format("{}() takes exactly one argument", numpy_name(d)));
@@ -189,6 +198,8 @@ ClassP scalar_type_class(DType d, bool host) {
 }
 
 }  // namespace
+
+ClassP dtype_type() { return dtype_class(); }
 
 char dtype_char(DType d) {
   switch (d) {

@@ -23,6 +23,9 @@ struct DTypeObj : interp::NativeObj {
   DTypeObj(interp::ClassP c, types::DType d, bool s) : NativeObj(std::move(c)), dtype(d), scalar_type(s) {}
 };
 
+// numpy.dtype, the class of x.dtype objects (jnp.dtype is it too, as in JAX):
+// np.dtype('f4'), np.dtype(jnp.float32), isinstance(x.dtype, np.dtype).
+interp::ClassP dtype_type();
 // x.dtype objects: repr dtype('float32') (dtype(bfloat16) as ml_dtypes prints it), str float32.
 interp::Value dtype_value(types::DType d);
 // jnp.float32-style scalar types (callable; `host` makes numpy scalars/arrays).
