@@ -224,8 +224,10 @@ ValueId spence(Trace& t, ValueId x) {
   return where(t, bin(t, EwOp::Lt, x, c(0)), c(NAN), r);
 }
 
-SiCi sici(Trace& t, ValueId x) {
-  x = to_float(t, x);
+SiCi sici(Trace& t, ValueId x0) {
+  ValueId x = to_float(t, x0);
+  const DType orig = t.type(x).dtype();
+  if (orig != DType::F64) x = convert(t, x, {DType::F64, false});  // computed in float64, rounded once
   auto c = [&](double v) { return cst(t, v, x); };
   auto add = [&](ValueId u, ValueId v) { return bin(t, EwOp::Add, u, v); };
   auto sub = [&](ValueId u, ValueId v) { return bin(t, EwOp::Sub, u, v); };
@@ -273,13 +275,17 @@ SiCi sici(Trace& t, ValueId x) {
   ci = where(t, inf, c(0), ci);
   si = mul(un(t, EwOp::Sign, x), si);
   ci = where(t, bin(t, EwOp::Eq, x, c(-INFINITY)), c(NAN), ci);
+  if (orig != DType::F64) {
+    si = convert(t, si, {orig, false});
+    ci = convert(t, ci, {orig, false});
+  }
   return {si, ci};
 }
 
 Fresnel fresnel(Trace& t, ValueId x0) {
   ValueId x = to_float(t, x0);
   const DType orig = t.type(x).dtype();
-  if (orig == DType::F16 || orig == DType::BF16) x = convert(t, x, {DType::F32, false});
+  if (orig != DType::F64) x = convert(t, x, {DType::F64, false});  // computed in float64, rounded once
   auto c = [&](double v) { return cst(t, v, x); };
   auto add = [&](ValueId u, ValueId v) { return bin(t, EwOp::Add, u, v); };
   auto sub = [&](ValueId u, ValueId v) { return bin(t, EwOp::Sub, u, v); };
@@ -328,11 +334,55 @@ Fresnel fresnel(Trace& t, ValueId x0) {
   ValueId sign = un(t, EwOp::Sign, x);
   sv = mul(sign, sv);
   cv = mul(sign, cv);
-  if (orig == DType::F16 || orig == DType::BF16) {
+  if (orig != DType::F64) {
     sv = convert(t, sv, {orig, false});
     cv = convert(t, cv, {orig, false});
   }
   return {sv, cv};
+}
+
+ValueId dawsn(Trace& t, ValueId x0) {
+  ValueId x = to_float(t, x0);
+  const DType orig = t.type(x).dtype();
+  // float32 and the 16-bit floats are computed in float64 and rounded once: the series adds up
+  // to ~90 terms, whose roundings in float32 would reach 15 ulp
+  if (orig != DType::F64) x = convert(t, x, {DType::F64, false});
+  auto c = [&](double v) { return cst(t, v, x); };
+  auto add = [&](ValueId u, ValueId v) { return bin(t, EwOp::Add, u, v); };
+  auto sub = [&](ValueId u, ValueId v) { return bin(t, EwOp::Sub, u, v); };
+  auto mul = [&](ValueId u, ValueId v) { return bin(t, EwOp::Mul, u, v); };
+  auto div = [&](ValueId u, ValueId v) { return bin(t, EwOp::Div, u, v); };
+  const bool f64 = t.type(x).dtype() == DType::F64;
+  ValueId ax = un(t, EwOp::Abs, x);
+  const double cut = 6;
+  ValueId xs = where(t, bin(t, EwOp::Lt, ax, c(cut)), ax, c(0));  // the series' argument (0 where unused)
+  ValueId y = mul(xs, xs);
+  // sum_n y^n / (n! (2n+1)) by its terms t_n = y^n / n!
+  const int terms = f64 ? 120 : 90;
+  ValueId term = c(1), sum = c(1);
+  for (int k = 1; k <= terms; ++k) {
+    term = mul(term, div(y, c(k)));
+    sum = add(sum, div(term, c(2.0 * k + 1)));
+  }
+  // e^-x^2 with x^2 = hi + lo exactly (Dekker's split of x)
+  const double split = f64 ? 134217729.0 : 4097.0;  // 2^27 + 1, 2^12 + 1
+  ValueId cx = mul(c(split), xs);
+  ValueId xh = sub(cx, sub(cx, xs));
+  ValueId xl = sub(xs, xh);
+  ValueId hi = mul(xs, xs);
+  ValueId lo = add(add(sub(mul(xh, xh), hi), mul(c(2), mul(xh, xl))), mul(xl, xl));
+  ValueId e = mul(un(t, EwOp::Exp, un(t, EwOp::Neg, hi)), sub(c(1), lo));
+  ValueId series = mul(mul(xs, sum), e);
+  // the fraction, backwards
+  ValueId xf = where(t, bin(t, EwOp::Lt, ax, c(cut)), c(cut), ax);
+  ValueId k = xf;
+  for (int j = f64 ? 80 : 40; j >= 1; --j) k = sub(xf, div(c(j / 2.0), k));
+  ValueId frac = div(c(0.5), k);
+  ValueId r = where(t, bin(t, EwOp::Lt, ax, c(cut)), series, frac);
+  r = where(t, bin(t, EwOp::Eq, ax, c(INFINITY)), c(0), r);
+  r = mul(un(t, EwOp::Sign, x), r);
+  if (orig != DType::F64) r = convert(t, r, {orig, false});
+  return r;
 }
 
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter) {

@@ -38,18 +38,23 @@ ValueId loggamma(Trace& t, ValueId x);
 ValueId spence(Trace& t, ValueId x);
 // sici(x) = (Si(x), Ci(x)): power series for |x| <= 4, above E1(i|x|) by its continued fraction
 // (60 terms, evaluated backwards) with Ci = -Re E1, Si = Im E1 + pi/2; Si odd, Ci of |x|, Ci(-inf)
-// NaN (JAX's rules).
+// NaN (JAX's rules). Narrower floats are computed in float64 and rounded once.
 struct SiCi {
   ValueId si, ci;
 };
 SiCi sici(Trace& t, ValueId x);
 // fresnel(x) = (S(x), C(x)), the integrals of sin / cos(pi t^2 / 2) from 0: power series below
 // |x| = 1.5, above the continued fraction of erfc (Numerical Recipes' frenel, 60 terms,
-// backwards); odd; 1/2 beyond |x| = 36974 (Cephes). float16 / bfloat16 through float32.
+// backwards); odd; 1/2 beyond |x| = 36974 (Cephes). Narrower floats through float64.
 struct Fresnel {
   ValueId s, c;
 };
 Fresnel fresnel(Trace& t, ValueId x);
+// dawsn(x) = e^-x^2 int_0^x e^t^2 dt: e^-x^2 sum x^(2n+1) / (n! (2n+1)) below |x| = 6 (x^2 split
+// exactly in two parts so e^-x^2 keeps its accuracy), Laplace's continued fraction of
+// 1 / (2 F) = x - (1/2) / (x - 1 / (x - (3/2) / ...)) above; odd. Narrower floats are computed
+// in float64 and rounded once.
+ValueId dawsn(Trace& t, ValueId x);
 // jax.scipy.special.bessel_jn: J_0..J_v at z by JAX's backward (Miller) recurrence of n_iter + 1
 // steps, normalised by J_0 + 2 sum J_2k = 1; shape (v + 1,) + z.shape.
 ValueId bessel_jn(Trace& t, ValueId z, int64_t v, int64_t n_iter);

@@ -312,6 +312,7 @@ void fill_special(Interp&, ModuleObj& m) {
     });
     return interp::make_tuple(r);
   });
+  def_unary(m, "dawsn", trace::dawsn);
   def_unary(m, "spence", [](Trace& t, ValueId x) {
     require_f32_or_f64(t, x, ", see docstring for supported types.");
     return trace::spence(t, x);

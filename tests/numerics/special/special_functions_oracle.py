@@ -265,6 +265,22 @@ def _fresnel_d(x):
         return (+sv, +cv) if x >= 0 else (-sv, -cv)
 
 
+def dawsn_d(x):
+    """e^-x^2 sum x^(2n+1) / (n! (2n+1)) at 150 digits (the sum reaches e^x^2)."""
+    with localcontext() as ctx:
+        ctx.prec = 150
+        ax = abs(x)
+        s, term, n = D(0), ax, 0
+        while True:
+            s += term / (2 * n + 1)
+            n += 1
+            term = term * ax * ax / n
+            if term < D(10) ** -100 and n > ax * ax:
+                break
+        r = (-ax * ax).exp() * s
+        return +(r if x >= 0 else -r)
+
+
 def zeta_grad_x_d(x, q):
     h = D(10) ** -20
     return (zeta_d(x + h, q) - zeta_d(x - h, q)) / (2 * h)
@@ -362,6 +378,7 @@ NN = np.concatenate([np.arange(0, 8), np.arange(0, 8), np.arange(1, 9), np.arang
 NX = np.concatenate([U(0.05, 1, 16), U(1, 40, 16)])
 NN, NX = _pad8(NN, NX)
 # (drawn after the others, so adding cases does not move the earlier draws)
+DWX = np.concatenate([U(-8, 8, 48), U(6, 12, 8), [0.5, 1.0, 5.99, 6.01, -3.0, 0.924, 20.0, 1e-3]])
 FRX = np.concatenate([U(-3, 3, 40), U(1.5, 10, 16), [0.5, 1.0, 1.49, 1.51, -2.0, 5.0, 0.1, 9.5]])
 SIX = np.concatenate([U(-6, 6, 40), U(4, 60, 16), [0.5, 1.0, 3.99, 4.01, -4.5, 0.6165, 10.0, 100.0]])
 SPX = np.concatenate([10.0 ** U(-2.3, 2, 56), [0.5, 1.5, 2.0, 1.0, 0.75, 1.25, 3.0, 99.0]])
@@ -419,14 +436,17 @@ CASES = [
     # Cephes' reductions with a power series of Li2 in the dtype; near x = 1/2 and 2 the
     # reflections subtract terms of about pi^2 / 6
     ("spence", "jss.spence(spx)", ["spx"], dec(spence_d), 16, "spence@dtype", 4),
-    # the power series below |x| = 4 and E1(ix)'s continued fraction above, in the dtype:
-    # absolute accuracy (terms of size e^|x| below 4, O(1) above)
-    ("sici si", "jss.sici(six)[0]", ["six"], dec(lambda x: _sici_d(x)[0]), 16, "sici@dtype", 4),
-    ("sici ci", "jss.sici(six)[1]", ["six"], dec(lambda x: _sici_d(x)[1]), 16, "sici@dtype", 4),
-    # the power series below |x| = 1.5 and erfc's continued fraction above, in the dtype:
-    # absolute accuracy (the series' terms reach e^3.5; the fraction's phase pi x^2 / 2 rounds)
-    ("fresnel s", "jss.fresnel(frx)[0]", ["frx"], dec(lambda x: _fresnel_d(x)[0]), 16, "fresnel@dtype", 4),
-    ("fresnel c", "jss.fresnel(frx)[1]", ["frx"], dec(lambda x: _fresnel_d(x)[1]), 16, "fresnel@dtype", 4),
+    # the power series below |x| = 4 and E1(ix)'s continued fraction above, in float64 (float32
+    # rounded once): absolute accuracy (terms of size e^|x| below 4, O(1) above)
+    ("sici si", "jss.sici(six)[0]", ["six"], dec(lambda x: _sici_d(x)[0]), 16, "sici", 1),
+    ("sici ci", "jss.sici(six)[1]", ["six"], dec(lambda x: _sici_d(x)[1]), 16, "sici", 1),
+    # the power series below |x| = 1.5 and erfc's continued fraction above, in float64 (float32
+    # rounded once): absolute accuracy (the series' terms reach e^3.5; the phase pi x^2 / 2 rounds)
+    ("fresnel s", "jss.fresnel(frx)[0]", ["frx"], dec(lambda x: _fresnel_d(x)[0]), 16, "fresnel", 1),
+    ("fresnel c", "jss.fresnel(frx)[1]", ["frx"], dec(lambda x: _fresnel_d(x)[1]), 16, "fresnel", 1),
+    # the series below |x| = 6 (e^-x^2 from an exact split of x^2), Laplace's fraction above, in
+    # float64 (float32 rounded once)
+    ("dawsn", "jss.dawsn(dwx)", ["dwx"], dec(dawsn_d), 16, None, 1),
     # compositions of JAX's formulas, in the dtype
     ("boxcox", "jss.boxcox(gx, lam)", ["gx", "lam"], dec(lambda x, l: ((l * x.ln()).exp() - 1) / l if l != 0 else x.ln()), 8,
      "boxcox@dtype", 4),
@@ -457,6 +477,7 @@ SPECIAL = [
     ("jss.kl_div(jnp.float32([0, 1, 1]), jnp.float32([2, 0, 1]))", [2, np.inf, 0]),
     ("jss.poch(jnp.float32([3, 2.5]), jnp.float32([0, 0]))", [1, 1]),
     ("jnp.stack(jss.fresnel(jnp.float32([0, jnp.inf, -jnp.inf, 4e4])))", [0, 0.5, -0.5, 0.5, 0, 0.5, -0.5, 0.5]),
+    ("jss.dawsn(jnp.float32([0, jnp.inf, -jnp.inf]))", [0, 0, -0.0]),
     ("jnp.stack(jss.sici(jnp.float32([0, jnp.inf, -jnp.inf])))", [0, np.pi / 2, -np.pi / 2, -np.inf, 0, np.nan]),
     ("jss.spence(jnp.float32([0, 1, -1, 2, 0.5]))", [np.pi ** 2 / 6, 0, np.nan, -np.pi ** 2 / 12, np.pi ** 2 / 12 - np.log(2) ** 2 / 2]),
     # JAX's custom JVP at m = 0: d/dm poch(z, 0) = digamma(z), d/dz = 0
@@ -476,7 +497,7 @@ SPECIAL = [
 
 
 def inputs(dtype):
-    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "six": SIX, "frx": FRX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
+    v = {"bx": BXS, "bx8": BXS / 8, "ex": EX, "ga": GA, "gx": GX, "gx4": GX / 4, "ga4": GA / 4, "lam": LAM, "bjz": BJZ, "spx": SPX, "six": SIX, "frx": FRX, "dwx": DWX, "ba": BA, "bb": BB, "bx2": BX, "zx": ZX, "zq": ZQ,
          "eix": EIX, "eixabs": np.abs(EIX), "nn": NN, "nx": NX}
     return {k: np.asarray(a, dtype) for k, a in v.items()}
 
