@@ -11,6 +11,12 @@ using ir::OpKind;
 
 std::vector<Batched> batch_Reduce(BatchArgs& a) {
   const auto& r = a.op.attr<ir::attr::Reduce>();
+  // A reduction over no axes (of a scalar) reduces nothing: trace::reduce would read the empty
+  // list as "all axes" and reduce the batch dim away.
+  if (r.axes.empty()) {
+    const ArrayType rt = a.result_type();
+    return {batched(trace::convert(a.t, a.x[0].value, {rt.dtype(), rt.weak_type()}))};
+  }
   return {batched(trace::reduce(a.t, fmt::format("reduce_{}", ir::reduce_kind_name(r.kind)), r.kind, a.x[0].value, shifted(r.axes), false))};
 }
 
