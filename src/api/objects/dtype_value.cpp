@@ -129,6 +129,27 @@ ClassP scalar_meta() {
       if (cls.module == "jax.numpy") return interp::make_bool(dtype_from_value(I, a.args[0]) == d);
       return interp::make_bool(host_scalar_type(d)->is_subclass_of(&cls));
     });
+    // JAX's _ScalarMeta: jnp.float32 == np.float32 (either way round) and their hashes agree.
+    auto concrete = [](Interp& I, const Value& c) -> std::optional<DType> {
+      if (!c || c->kind != ObjKind::Class) return std::nullopt;
+      return dtype_from_value(I, c);
+    };
+    interp::bi::def(k, "__eq__", [concrete](Interp& I, CallArgs& a) -> Value {
+      if (a.args[0].get() == a.args[1].get()) return interp::make_bool(true);
+      if (!a.args[1] || a.args[1]->kind != ObjKind::Class) return interp::not_implemented();
+      auto x = concrete(I, a.args[0]), y = concrete(I, a.args[1]);
+      return interp::make_bool(x && y && *x == *y);
+    });
+    interp::bi::def(k, "__ne__", [concrete](Interp& I, CallArgs& a) -> Value {
+      if (a.args[0].get() == a.args[1].get()) return interp::make_bool(false);
+      if (!a.args[1] || a.args[1]->kind != ObjKind::Class) return interp::not_implemented();
+      auto x = concrete(I, a.args[0]), y = concrete(I, a.args[1]);
+      return interp::make_bool(!(x && y && *x == *y));
+    });
+    interp::bi::def(k, "__hash__", [concrete](Interp& I, CallArgs& a) -> Value {
+      if (auto d = concrete(I, a.args[0])) return interp::make_int(0x5ca1a7 + static_cast<int64_t>(*d));
+      return interp::make_int(static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.args[0].get()) >> 4));
+    });
     return k;
   }();
   return m;
